@@ -1,0 +1,146 @@
+//! Exact BPE token counts (cl100k_base by default, o200k_base selectable) and
+//! the one-line receipt.
+//!
+//! Counts use `encode_ordinary`: special-token strings such as `<|endoftext|>`
+//! are counted as plain text, so any byte string has one well-defined count,
+//! the same one an independent tiktoken count gives.
+
+use std::fmt;
+
+use anyhow::{Result, bail};
+use once_cell::sync::OnceCell;
+use tiktoken_rs::CoreBPE;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Encoding {
+    #[default]
+    Cl100k,
+    O200k,
+}
+
+impl Encoding {
+    /// Parses `cl100k`, `cl100k_base`, `o200k`, `o200k_base`.
+    pub fn parse(name: &str) -> Result<Encoding> {
+        match name.trim() {
+            "cl100k" | "cl100k_base" => Ok(Encoding::Cl100k),
+            "o200k" | "o200k_base" => Ok(Encoding::O200k),
+            other => bail!("unknown tokenizer '{other}' (use cl100k or o200k)"),
+        }
+    }
+
+    /// From `TOKENSIEVE_TOKENIZER`, defaulting to cl100k.
+    pub fn from_env() -> Result<Encoding> {
+        match std::env::var("TOKENSIEVE_TOKENIZER") {
+            Ok(v) if !v.trim().is_empty() => Encoding::parse(&v),
+            _ => Ok(Encoding::Cl100k),
+        }
+    }
+}
+
+fn bpe(enc: Encoding) -> &'static CoreBPE {
+    static CL100K: OnceCell<CoreBPE> = OnceCell::new();
+    static O200K: OnceCell<CoreBPE> = OnceCell::new();
+    match enc {
+        Encoding::Cl100k => {
+            CL100K.get_or_init(|| tiktoken_rs::cl100k_base().expect("embedded cl100k vocabulary"))
+        }
+        Encoding::O200k => {
+            O200K.get_or_init(|| tiktoken_rs::o200k_base().expect("embedded o200k vocabulary"))
+        }
+    }
+}
+
+/// Builds the encoder now (e.g. on a background thread while a child runs),
+/// so the first `count` does not pay for it.
+pub fn warm(enc: Encoding) {
+    bpe(enc);
+}
+
+/// Exact token count of `text`.
+pub fn count(enc: Encoding, text: &str) -> usize {
+    bpe(enc).encode_ordinary(text).len()
+}
+
+/// Exact token count of raw bytes; invalid UTF-8 is counted as U+FFFD, as
+/// tiktoken-based counters do.
+pub fn count_bytes(enc: Encoding, bytes: &[u8]) -> usize {
+    count(enc, &String::from_utf8_lossy(bytes))
+}
+
+/// What won the router (or `Raw` when nothing beat the input).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Shape {
+    Raw,
+    Json,
+    Pvfn,
+    SchemaYaml,
+    Table,
+    /// A text summary, named by the filter that made it (`cargo-test`, `generic`...).
+    Text(String),
+}
+
+impl fmt::Display for Shape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Shape::Raw => f.write_str("raw"),
+            Shape::Json => f.write_str("JSON"),
+            Shape::Pvfn => f.write_str("PVFN"),
+            Shape::SchemaYaml => f.write_str("SchemaYAML"),
+            Shape::Table => f.write_str("Table"),
+            Shape::Text(name) => write!(f, "text:{name}"),
+        }
+    }
+}
+
+/// The stderr receipt.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Receipt {
+    pub original: usize,
+    pub compressed: usize,
+    pub shape: Shape,
+    pub raw_id: Option<String>,
+}
+
+impl fmt::Display for Receipt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let saved = self.original as i64 - self.compressed as i64;
+        let pct = if self.original == 0 { 0.0 } else { saved as f64 * 100.0 / self.original as f64 };
+        write!(
+            f,
+            "[TokenSieve] Original: {} tok | Compressed: {} tok | Saved: {} ({:.1}%) | Shape: {}",
+            self.original, self.compressed, saved, pct, self.shape
+        )?;
+        if let Some(id) = &self.raw_id {
+            write!(f, " | raw: {id}")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn receipt_format_matches_spec() {
+        let r = Receipt { original: 4821, compressed: 612, shape: Shape::Pvfn, raw_id: None };
+        assert_eq!(
+            r.to_string(),
+            "[TokenSieve] Original: 4821 tok | Compressed: 612 tok | Saved: 4209 (87.3%) | Shape: PVFN"
+        );
+    }
+
+    #[test]
+    fn counts_are_exact_cl100k() {
+        // "hello world" is two cl100k tokens; special tokens count as text.
+        assert_eq!(count(Encoding::Cl100k, "hello world"), 2);
+        assert!(count(Encoding::Cl100k, "<|endoftext|>") > 1);
+        assert_eq!(count(Encoding::Cl100k, ""), 0);
+    }
+
+    #[test]
+    fn encoding_names() {
+        assert_eq!(Encoding::parse("o200k_base").unwrap(), Encoding::O200k);
+        assert!(Encoding::parse("gpt2").is_err());
+    }
+}

@@ -1,0 +1,32 @@
+//! `tokensieve [FILE]`: filter stdin or a file (pipe-filter mode).
+
+use std::ffi::OsString;
+use std::io::Read;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+
+use super::Global;
+use crate::handoff;
+use crate::pipeline::{self, Hint};
+
+pub(crate) fn run(file: Option<&OsString>, global: &Global) -> Result<ExitCode> {
+    let raw = match file {
+        Some(path) => {
+            std::fs::read(path).with_context(|| format!("cannot read {}", path.to_string_lossy()))?
+        }
+        None => {
+            let mut buf = Vec::new();
+            std::io::stdin().lock().read_to_end(&mut buf).context("cannot read stdin")?;
+            buf
+        }
+    };
+    let hint = global
+        .cmd
+        .as_ref()
+        .map(|c| Hint { command: c.split_whitespace().map(str::to_owned).collect(), exit_code: global.exit });
+    let rendered = pipeline::render_guarded(&raw, hint.as_ref(), &global.settings);
+    let (out, receipt) = handoff::settle(&raw, rendered, &global.settings);
+    handoff::emit(&out, &receipt)?;
+    Ok(ExitCode::SUCCESS)
+}

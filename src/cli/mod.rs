@@ -1,0 +1,94 @@
+//! The `tokensieve` command line: argument parsing and dispatch. Each
+//! subcommand lives in its own file; parsing never does work.
+
+mod filter;
+mod inspect;
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+use anyhow::{Result, bail};
+use lexopt::prelude::*;
+
+use crate::auditor::Encoding;
+use crate::pipeline::Settings;
+
+const HELP: &str = "\
+tokensieve: compact, lossless-on-demand views of CLI output for AI agents
+
+usage:
+  tokensieve [OPTIONS] [FILE]           filter stdin or FILE
+  tokensieve decode                     any emitted shape (stdin) back to JSON
+  tokensieve inspect --stage STAGE      JSON after scrub|sieve|dedup (stdin)
+  tokensieve --help | --version
+
+options:
+  --tokenizer cl100k|o200k   token counts for the receipt (env TOKENSIEVE_TOKENIZER)
+  --aggressive               seed 000's value-only dedup and epoch deletion
+  --cmd \"CMD ARGS\"           treat the input as this command's output
+  --exit N                   ... with this exit status
+
+Called through a symlink named after a tool (aws, kubectl, gh, ...), it runs
+the real tool and compresses its stdout when an agent reads it.";
+
+/// Options every subcommand understands.
+#[derive(Debug, Default)]
+pub(crate) struct Global {
+    pub settings: Settings,
+    pub cmd: Option<String>,
+    pub exit: i32,
+}
+
+pub fn main(args: Vec<OsString>) -> ExitCode {
+    match run(args) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("tokensieve: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(args: Vec<OsString>) -> Result<ExitCode> {
+    let mut global = Global { settings: settings_from_env()?, ..Global::default() };
+    let mut parser = lexopt::Parser::from_args(args);
+    let mut positional: Vec<OsString> = Vec::new();
+    let mut stage: Option<String> = None;
+    while let Some(arg) = parser.next()? {
+        match arg {
+            Long("help") | Short('h') => {
+                println!("{HELP}");
+                return Ok(ExitCode::SUCCESS);
+            }
+            Long("version") | Short('V') => {
+                println!("tokensieve {}", env!("CARGO_PKG_VERSION"));
+                return Ok(ExitCode::SUCCESS);
+            }
+            Long("tokenizer") => global.settings.encoding = Encoding::parse(&parser.value()?.string()?)?,
+            Long("aggressive") => global.settings.aggressive = true,
+            Long("cmd") => global.cmd = Some(parser.value()?.string()?),
+            Long("exit") => global.exit = parser.value()?.parse()?,
+            Long("stage") => stage = Some(parser.value()?.string()?),
+            Value(v) => positional.push(v),
+            other => return Err(other.unexpected().into()),
+        }
+    }
+    let sub = positional.first().and_then(|s| s.to_str()).unwrap_or("");
+    match sub {
+        "decode" => inspect::decode(),
+        "inspect" => inspect::inspect(stage.as_deref(), &global),
+        _ if positional.len() > 1 => bail!("unexpected argument '{}'", positional[1].to_string_lossy()),
+        _ => filter::run(positional.first(), &global),
+    }
+}
+
+fn settings_from_env() -> Result<Settings> {
+    let mut s = Settings { encoding: Encoding::from_env()?, ..Settings::default() };
+    if let Ok(v) = std::env::var("TOKENSIEVE_TEXT_THRESHOLD") {
+        s.text_threshold = v
+            .trim()
+            .parse()
+            .map_err(|_| anyhow::anyhow!("TOKENSIEVE_TEXT_THRESHOLD must be a number, got '{v}'"))?;
+    }
+    Ok(s)
+}

@@ -1,0 +1,39 @@
+//! tokensieve: one binary that plays the CLI (`tokensieve ...`) or a shim for a
+//! real tool (`aws`, `kubectl`, ... via a symlink), chosen by argv[0].
+//!
+//! Map of the crate (see docs/ARCHITECTURE.md for the data flow):
+//! - `json`: the JSON pipeline stages (pure functions) and the decoder.
+//! - `text`: dev-tool text summaries and the generic log folding.
+//! - `pipeline`: picks JSON or text handling for one captured stdout.
+//! - `auditor`: exact BPE token counts and the receipt line.
+//! - `handoff`: writes stdout, then the receipt; stores raw, records history.
+//! - `shim`: real-tool resolution, the compress/passthrough policy, the child.
+//! - `store`, `history`: the raw object store and the SQLite call log.
+//! - `cli`: the `tokensieve` subcommands.
+
+pub mod auditor;
+pub mod cli;
+pub mod handoff;
+pub mod json;
+pub mod pipeline;
+pub mod shim;
+pub mod text;
+
+use std::ffi::OsString;
+use std::path::Path;
+use std::process::ExitCode;
+
+/// Dispatch on the basename of argv[0]: `tokensieve` is the CLI, anything
+/// else is a shim for the tool of that name.
+pub fn entry(args: Vec<OsString>) -> ExitCode {
+    let name = args
+        .first()
+        .and_then(|a| Path::new(a).file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if name == "tokensieve" {
+        cli::main(args.into_iter().skip(1).collect())
+    } else {
+        shim::main(&name, args.into_iter().skip(1).collect())
+    }
+}

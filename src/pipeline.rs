@@ -1,0 +1,70 @@
+//! One captured stdout in, the text the agent should read out (or `None`:
+//! deliver the raw bytes). JSON goes through `json`, other text through `text`.
+
+use crate::auditor::{Encoding, Shape};
+
+/// What we know about the command that produced the bytes.
+#[derive(Clone, Debug, Default)]
+pub struct Hint {
+    /// The command line words, tool first (`["cargo", "test", "--all"]`).
+    pub command: Vec<String>,
+    /// The child's exit status (128+N for death by signal N).
+    pub exit_code: i32,
+}
+
+/// Knobs shared by every stage.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub encoding: Encoding,
+    /// The seed's value-only dedup and epoch deletion instead of our defaults.
+    pub aggressive: bool,
+    /// Text above this many chars gets the large-output summary.
+    pub text_threshold: usize,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings { encoding: Encoding::Cl100k, aggressive: false, text_threshold: 4000 }
+    }
+}
+
+/// A candidate rendering of the output.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rendered {
+    pub text: String,
+    pub shape: Shape,
+}
+
+/// Renders `raw` for an agent. `None` means "pass the raw bytes through".
+/// Never panics on any input (callers also guard with catch_unwind).
+pub fn render(raw: &[u8], hint: Option<&Hint>, settings: &Settings) -> Option<Rendered> {
+    if raw.is_empty() || is_binary(raw) {
+        return None;
+    }
+    if let Some(value) = crate::json::parse(raw) {
+        return Some(crate::json::compress(&value, settings));
+    }
+    let text = std::str::from_utf8(raw).ok()?;
+    crate::text::render(text, hint, settings)
+}
+
+/// NUL bytes or invalid UTF-8 mean binary: never touched.
+pub fn is_binary(raw: &[u8]) -> bool {
+    raw.contains(&0) || std::str::from_utf8(raw).is_err()
+}
+
+/// `render`, with a panic anywhere in the pipeline turned into "deliver raw":
+/// a bug of ours must never cost the agent its output.
+pub fn render_guarded(raw: &[u8], hint: Option<&Hint>, settings: &Settings) -> Option<Rendered> {
+    let prev = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let out = std::panic::catch_unwind(|| render(raw, hint, settings));
+    std::panic::set_hook(prev);
+    match out {
+        Ok(r) => r,
+        Err(_) => {
+            eprintln!("tokensieve: internal error while compressing; raw output delivered");
+            None
+        }
+    }
+}
