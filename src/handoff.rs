@@ -4,7 +4,22 @@
 use std::io::{self, Write};
 
 use crate::auditor::{self, Receipt, Shape};
-use crate::pipeline::{Rendered, Settings};
+use crate::pipeline::{self, Hint, Rendered, Settings};
+
+/// Everything after the bytes are captured: render, settle, emit the output
+/// and the receipt. The one call both the shim and filter mode make.
+/// (`started` is when the call began, for the history's duration column.)
+pub fn deliver(
+    raw: &[u8],
+    hint: Option<&Hint>,
+    settings: &Settings,
+    _started: std::time::Instant,
+) -> io::Result<Receipt> {
+    let rendered = pipeline::render_guarded(raw, hint, settings);
+    let (out, receipt) = settle(raw, rendered, settings);
+    emit(&out, &receipt)?;
+    Ok(receipt)
+}
 
 /// Decides what the agent reads and the receipt that proves it. Pure: no I/O.
 pub fn settle(raw: &[u8], rendered: Option<Rendered>, settings: &Settings) -> (Vec<u8>, Receipt) {

@@ -20,11 +20,14 @@ pub struct Settings {
     pub aggressive: bool,
     /// Text above this many chars gets the large-output summary.
     pub text_threshold: usize,
+    /// Where the raw bytes of this call are kept (set by the handoff when the
+    /// raw store is on), for summaries that point the agent at the full text.
+    pub raw_note: Option<String>,
 }
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { encoding: Encoding::Cl100k, aggressive: false, text_threshold: 4000 }
+        Settings { encoding: Encoding::Cl100k, aggressive: false, text_threshold: 4000, raw_note: None }
     }
 }
 

@@ -8,9 +8,10 @@ use anyhow::{Context, Result};
 
 use super::Global;
 use crate::handoff;
-use crate::pipeline::{self, Hint};
+use crate::pipeline::Hint;
 
 pub(crate) fn run(file: Option<&OsString>, global: &Global) -> Result<ExitCode> {
+    let started = std::time::Instant::now();
     let raw = match file {
         Some(path) => {
             std::fs::read(path).with_context(|| format!("cannot read {}", path.to_string_lossy()))?
@@ -25,8 +26,6 @@ pub(crate) fn run(file: Option<&OsString>, global: &Global) -> Result<ExitCode> 
         .cmd
         .as_ref()
         .map(|c| Hint { command: c.split_whitespace().map(str::to_owned).collect(), exit_code: global.exit });
-    let rendered = pipeline::render_guarded(&raw, hint.as_ref(), &global.settings);
-    let (out, receipt) = handoff::settle(&raw, rendered, &global.settings);
-    handoff::emit(&out, &receipt)?;
+    handoff::deliver(&raw, hint.as_ref(), &global.settings, started)?;
     Ok(ExitCode::SUCCESS)
 }
