@@ -2,7 +2,9 @@
 //! subcommand lives in its own file; parsing never does work.
 
 mod filter;
+mod gain;
 mod inspect;
+mod show;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -20,6 +22,10 @@ usage:
   tokensieve [OPTIONS] [FILE]           filter stdin or FILE
   tokensieve decode                     any emitted shape (stdin) back to JSON
   tokensieve inspect --stage STAGE      JSON after scrub|sieve|dedup (stdin)
+  tokensieve show ID [--lines A:B] [--grep RE] [--path]
+                                        a call's raw output (ID from the receipt)
+  tokensieve gain [--since 24h|7d|all] [--json]
+                                        recorded savings per command
   tokensieve --help | --version
 
 options:
@@ -54,6 +60,8 @@ fn run(args: Vec<OsString>) -> Result<ExitCode> {
     let mut parser = lexopt::Parser::from_args(args);
     let mut positional: Vec<OsString> = Vec::new();
     let mut stage: Option<String> = None;
+    let mut show_opts = show::Options::default();
+    let mut gain_opts = gain::Options::default();
     while let Some(arg) = parser.next()? {
         match arg {
             Long("help") | Short('h') => {
@@ -69,6 +77,11 @@ fn run(args: Vec<OsString>) -> Result<ExitCode> {
             Long("cmd") => global.cmd = Some(parser.value()?.string()?),
             Long("exit") => global.exit = parser.value()?.parse()?,
             Long("stage") => stage = Some(parser.value()?.string()?),
+            Long("lines") => show_opts.lines = Some(parser.value()?.string()?),
+            Long("grep") => show_opts.grep = Some(parser.value()?.string()?),
+            Long("path") => show_opts.path = true,
+            Long("since") => gain_opts.since = Some(parser.value()?.string()?),
+            Long("json") => gain_opts.json = true,
             Value(v) => positional.push(v),
             other => return Err(other.unexpected().into()),
         }
@@ -77,6 +90,8 @@ fn run(args: Vec<OsString>) -> Result<ExitCode> {
     match sub {
         "decode" => inspect::decode(),
         "inspect" => inspect::inspect(stage.as_deref(), &global),
+        "show" => show::run(&show::Args::new(&positional[1..], show_opts)?),
+        "gain" => gain::run(&gain::Args::new(&positional[1..], gain_opts)?),
         _ if positional.len() > 1 => bail!("unexpected argument '{}'", positional[1].to_string_lossy()),
         _ => filter::run(positional.first(), &global),
     }
