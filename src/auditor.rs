@@ -74,7 +74,7 @@ pub enum Shape {
     Json,
     Pvfn,
     SchemaYaml,
-    Table,
+    Outline,
     /// A text summary, named by the filter that made it (`cargo-test`, `generic`...).
     Text(String),
 }
@@ -86,7 +86,7 @@ impl fmt::Display for Shape {
             Shape::Json => f.write_str("JSON"),
             Shape::Pvfn => f.write_str("PVFN"),
             Shape::SchemaYaml => f.write_str("SchemaYAML"),
-            Shape::Table => f.write_str("Table"),
+            Shape::Outline => f.write_str("Outline"),
             Shape::Text(name) => write!(f, "text:{name}"),
         }
     }
