@@ -2,7 +2,8 @@
 //! fixtures/text/local (runs captured on this machine, see its README) goes
 //! through the real binary as `tokensieve --cmd CMD --exit N`: every
 //! `must_keep` string survives, a non-zero status is stated as `exit N`, and
-//! the receipt never shows more tokens out than in.
+//! the receipt never shows more tokens out than in; outputs of 2,000+ tokens
+//! are at least halved and each set saves 80 % overall.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -82,6 +83,9 @@ fn check_dir(dir: &Path, min: usize) {
         if o.compressed > o.original {
             problems.push(format!("{name}: {} tokens out > {} in", o.compressed, o.original));
         }
+        if o.original >= 2000 && o.compressed * 2 > o.original {
+            problems.push(format!("{name}: large output not halved ({} → {})", o.original, o.compressed));
+        }
         if o.shape == "raw" {
             assert_eq!(o.stdout.as_bytes(), &raw[..], "{name}: raw shape must deliver the exact bytes");
         }
@@ -101,34 +105,6 @@ fn shared_corpus_keeps_signal_and_saves_tokens() {
 #[test]
 fn local_captures_keep_signal_and_save_tokens() {
     check_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/text/local"), 1);
-}
-
-#[test]
-fn large_fixtures_are_at_least_halved() {
-    let home = tempfile::tempdir().unwrap();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/text");
-    for dir in [root.clone(), root.join("local")] {
-        for txt in fixtures(&dir) {
-            let sig: serde_json::Value =
-                serde_json::from_str(&std::fs::read_to_string(txt.with_extension("signal.json")).unwrap())
-                    .unwrap();
-            let o = run(
-                sig["command"].as_str().unwrap(),
-                sig["exit_code"].as_i64().unwrap(),
-                &std::fs::read(&txt).unwrap(),
-                home.path(),
-            );
-            if o.original >= 2000 {
-                assert!(
-                    o.compressed * 2 <= o.original,
-                    "{}: {} → {}",
-                    txt.display(),
-                    o.original,
-                    o.compressed
-                );
-            }
-        }
-    }
 }
 
 #[test]

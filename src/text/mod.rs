@@ -158,10 +158,3 @@ mod tests {
         assert!(r.text.contains("same line here (×40)"), "{}", r.text);
     }
 }
-
-/// Whether a text filter wants the whole stdout of `command` (tool first) even
-/// when it is not JSON: the shim then buffers it instead of streaming it live.
-/// (The text filters replace this body; until then nothing is claimed.)
-pub fn claims(_command: &[String]) -> bool {
-    false
-}
