@@ -7,3 +7,10 @@ use crate::pipeline::{Hint, Rendered, Settings};
 pub fn render(_text: &str, _hint: Option<&Hint>, _settings: &Settings) -> Option<Rendered> {
     None
 }
+
+/// Whether a text filter wants the whole stdout of `command` (tool first) even
+/// when it is not JSON: the shim then buffers it instead of streaming it live.
+/// (The text filters replace this body; until then nothing is claimed.)
+pub fn claims(_command: &[String]) -> bool {
+    false
+}
