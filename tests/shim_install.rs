@@ -33,7 +33,7 @@ impl Home {
     }
 
     fn bash(&self, script: &str) -> Output {
-        let out = Command::new("bash")
+        Command::new("bash")
             .arg("-c")
             .arg(script)
             .env_clear()
@@ -42,8 +42,7 @@ impl Home {
             .env("TOKENSIEVE_BINARY", BIN)
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .output()
-            .unwrap();
-        out
+            .unwrap()
     }
 
     fn read(&self, name: &str) -> String {
