@@ -75,6 +75,8 @@ pub enum Shape {
     Pvfn,
     SchemaYaml,
     Outline,
+    /// JSON with quotes only where a string needs them.
+    Flow,
     /// A text summary, named by the filter that made it (`cargo-test`, `generic`...).
     Text(String),
 }
@@ -87,6 +89,7 @@ impl fmt::Display for Shape {
             Shape::Pvfn => f.write_str("PVFN"),
             Shape::SchemaYaml => f.write_str("SchemaYAML"),
             Shape::Outline => f.write_str("Outline"),
+            Shape::Flow => f.write_str("Flow"),
             Shape::Text(name) => write!(f, "text:{name}"),
         }
     }

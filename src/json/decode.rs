@@ -7,12 +7,22 @@ use std::collections::HashMap;
 use anyhow::{Result, anyhow, bail};
 use serde_json::{Map, Value};
 
-use super::literal::{Ctx, Cursor, Seg};
+use super::literal::{Ctx, Cursor, Seg, key_bare_ok};
 
 /// Decodes tokensieve output (or plain JSON) to a `Value`.
 pub fn decode(text: &str) -> Result<Value> {
     if let Ok(v) = serde_json::from_str::<Value>(text) {
         return Ok(v);
+    }
+    // Flow: one line, an inline object or array. (Outline never writes a
+    // one-line document that starts with a bracket.)
+    if !text.trim_end().contains('\n') && text.starts_with(['{', '[']) {
+        let mut c = Cursor::new(text.trim_end());
+        if let Ok(v) = c.value(Ctx::Cell)
+            && c.at_end()
+        {
+            return Ok(v);
+        }
     }
     let lines: Vec<&str> = text.lines().collect();
     Reader { lines, at: 0, abbrev: HashMap::new(), root: Value::Null }.document()
@@ -58,8 +68,11 @@ impl<'a> Reader<'a> {
             let mut c = Cursor::new(line);
             if line.starts_with('[') && !is_root_table(line) {
                 c.pos = 1;
-                section = if c.eat(']') { Vec::new() } else { self.path(&mut c, "]")? };
+                section = if c.rest() == "]" { Vec::new() } else { self.path(&mut c, "]")? };
                 c.expect(']')?;
+                if !c.at_end() {
+                    return Err(self.err("text after a section header"));
+                }
                 continue;
             }
             let rel = if line.starts_with('[') { Vec::new() } else { self.path(&mut c, "=[:")? };
@@ -168,8 +181,12 @@ impl<'a> Reader<'a> {
         let (wrapper, schema_at) = if first == "schema:" {
             (None, start)
         } else if self.lines.get(start + 1) == Some(&"schema:") && first.ends_with(':') {
+            // `Wrapper:` is one key and nothing else.
             let mut c = Cursor::new(&first[..first.len() - 1]);
-            (Some(c.key(":")?), start + 1)
+            match c.key(":") {
+                Ok(k) if c.at_end() && (first.starts_with('"') || key_bare_ok(&k)) => (Some(k), start + 1),
+                _ => return Ok(None),
+            }
         } else {
             return Ok(None);
         };

@@ -20,13 +20,13 @@ pub struct Tuning {
     pub section_min_lines: usize,
     /// A record array becomes a table when at least this share of cells is filled.
     pub table_min_fill: f64,
-    /// ... and no single cell holds a container with more leaves than this.
-    pub table_max_cell_leaves: usize,
+    /// ... and arrays of records inside cells hold at most this share of its leaves.
+    pub table_max_nested_share: f64,
 }
 
 impl Default for Tuning {
     fn default() -> Self {
-        Tuning { section_min_lines: 3, table_min_fill: 0.3, table_max_cell_leaves: 12 }
+        Tuning { section_min_lines: 3, table_min_fill: 0.3, table_max_nested_share: 0.5 }
     }
 }
 
@@ -144,10 +144,17 @@ impl Writer {
             return None;
         }
         let table = flatten::flatten(items)?;
-        let heavy = table.rows.iter().flatten().flatten().any(|v| {
-            matches!(v, Value::Array(_) | Value::Object(_))
-                && flatten::leaves(v) > self.tuning.table_max_cell_leaves
-        });
+        // Records nested in a cell repeat their keys on every row: fine now
+        // and then, not when they carry most of the table.
+        let (mut nested, mut all) = (0, 0);
+        for v in table.rows.iter().flatten().flatten() {
+            let n = flatten::leaves(v);
+            all += n;
+            if matches!(v, Value::Array(a) if needs_own_place(a)) {
+                nested += n;
+            }
+        }
+        let heavy = nested as f64 > all as f64 * self.tuning.table_max_nested_share;
         (!heavy && table.fill() >= self.tuning.table_min_fill).then_some(table)
     }
 
