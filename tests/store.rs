@@ -336,3 +336,26 @@ fn show_rejects_what_is_not_an_id() {
     let out = tokensieve(home.path()).args(["gain", "--since", "yesterday"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn a_large_text_summary_points_at_the_stored_raw_output() {
+    let home = tempfile::tempdir().unwrap();
+    let log = home.path().join("server.log");
+    let mut text: String = (0..400)
+        .map(|i| format!("2024-01-01T00:00:{:02} INFO worker {i} processed item {} ok\n", i % 60, i * 7))
+        .collect();
+    text.push_str("ERROR: disk quota exceeded on /var/data\n");
+    fs::write(&log, &text).unwrap();
+    let out = tokensieve(home.path())
+        .args(["--cmd", "myserver logs"])
+        .stdin(fs::File::open(&log).unwrap())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let id = receipt(&out).raw_id.expect("summarised text keeps its raw output");
+    let summary = String::from_utf8(out.stdout).unwrap();
+    let note = summary.lines().find(|l| l.starts_with("full output: ")).expect("a pointer to the raw output");
+    assert!(note.starts_with(&format!("full output: tokensieve show {id}  (file: ")), "{note}");
+    let path = note.rsplit_once("(file: ").unwrap().1.trim_end_matches(')');
+    assert_eq!(fs::read_to_string(path).unwrap(), text);
+}
