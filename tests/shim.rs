@@ -125,12 +125,19 @@ fn exit_codes_are_the_tools_own() {
 #[test]
 fn death_by_a_signal_is_128_plus_n() {
     let sb = Sandbox::new();
-    sb.shimmed("suicide", "#!/bin/sh\necho '{\"a\": 1}'\nkill -TERM $$\nsleep 5\n");
+    // Exits through `kill` with no command after it: the signal must not be
+    // blocked in the tool (a blocked TERM would let it print "not reached").
+    sb.shimmed("suicide", "#!/bin/sh\necho '{\"a\": 1}'\nkill -TERM $$\necho not reached\n");
     let out = sb.agent(sb.shims.join("suicide")).output().unwrap();
     assert_eq!(code(out.status), 143);
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("not reached"));
     // Through a shell, as an agent sees it.
     let out = sb.agent_bash("suicide").output().unwrap();
     assert_eq!(out.status.code(), Some(143));
+    // A signal our caller ignores (as under nohup) stays ignored in the tool.
+    sb.shimmed("hupper", "#!/bin/sh\nkill -HUP $$\necho survived\n");
+    let out = sb.agent_bash("trap '' HUP; exec hupper").output().unwrap();
+    assert_eq!((out.status.code(), out.stdout), (Some(0), b"survived\n".to_vec()));
 }
 
 #[test]
@@ -336,6 +343,7 @@ fn follow_and_interactive_commands_are_exec_passthrough() {
     BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
     assert_eq!(line, "{\"a\": 1}\n");
     assert!(start.elapsed() < Duration::from_millis(2500));
+    child.kill().unwrap();
     child.wait().unwrap();
 }
 
