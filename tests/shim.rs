@@ -394,3 +394,58 @@ fn fetch_merges_several_commands_into_one_document() {
     assert_eq!(doc["echo plain"], "plain");
     assert_eq!(doc["echo '[1]'; exit 4"][0], 1);
 }
+
+#[test]
+fn a_command_a_text_filter_claims_is_buffered_and_summarised() {
+    let sb = Sandbox::new();
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/text/cargo-test-fail.txt");
+    sb.shimmed("cargo", &format!("#!/bin/sh\ncat '{}'\nexit 101\n", fixture.display()));
+    let out = output_within(sb.agent(sb.shims.join("cargo")).arg("test"), MINUTE);
+    assert_eq!(out.status.code(), Some(101));
+    let receipt = receipt(&out.stderr).expect("a receipt");
+    assert!(receipt.contains("Shape: text:"), "{receipt}");
+    assert!(out.stdout.len() < std::fs::read(&fixture).unwrap().len());
+}
+
+#[test]
+fn a_claimed_text_command_is_not_held_past_the_wait_limit() {
+    let sb = Sandbox::new();
+    sb.shimmed("pytest", "#!/bin/sh\necho first line\nsleep 3\necho second line\n");
+    let start = Instant::now();
+    let mut child = sb
+        .agent(sb.shims.join("pytest"))
+        .env("TOKENSIEVE_TEXT_WAIT_SECS", "1")
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    lines.read_line(&mut first).unwrap();
+    assert_eq!(first, "first line\n");
+    assert!(start.elapsed() < Duration::from_millis(2500), "held for {:?}", start.elapsed());
+    let mut rest = String::new();
+    lines.read_to_string(&mut rest).unwrap();
+    assert_eq!(rest, "second line\n");
+    assert!(child.wait().unwrap().success());
+}
+
+#[test]
+fn a_killed_shim_leaves_no_orphan() {
+    let sb = Sandbox::new();
+    let ready = sb.path("ready");
+    let heard = sb.path("heard");
+    sb.shimmed(
+        "orphan",
+        &format!(
+            "#!/bin/sh\ntrap 'echo TERM > {heard}; exit 0' TERM\necho '{{\"a\": 1}}'\ntouch {ready}\n\
+             while :; do sleep 0.05; done\n",
+            heard = heard.display(),
+            ready = ready.display()
+        ),
+    );
+    let mut child = sb.agent(sb.shims.join("orphan")).stdout(Stdio::piped()).spawn().unwrap();
+    wait_for_file(&ready, MINUTE);
+    child.kill().unwrap(); // SIGKILL: no chance to forward anything
+    child.wait().unwrap();
+    wait_for_file(&heard, MINUTE);
+}
