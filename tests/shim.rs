@@ -324,6 +324,7 @@ fn hundred_megabytes_of_json_with_bounded_memory() {
     assert!(last.ends_with(b"}]\n"));
     let stderr = String::from_utf8_lossy(&out.stderr);
     let kb: u64 = stderr.lines().find_map(|l| l.strip_prefix("maxrss_kb=")).unwrap().parse().unwrap();
+    eprintln!("100 MB of JSON through the shim: peak RSS {kb} kB");
     assert!(kb <= 512 * 1024, "peak RSS {kb} kB");
 }
 
