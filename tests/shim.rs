@@ -125,12 +125,19 @@ fn exit_codes_are_the_tools_own() {
 #[test]
 fn death_by_a_signal_is_128_plus_n() {
     let sb = Sandbox::new();
-    sb.shimmed("suicide", "#!/bin/sh\necho '{\"a\": 1}'\nkill -TERM $$\nsleep 5\n");
+    // Exits through `kill` with no command after it: the signal must not be
+    // blocked in the tool (a blocked TERM would let it print "not reached").
+    sb.shimmed("suicide", "#!/bin/sh\necho '{\"a\": 1}'\nkill -TERM $$\necho not reached\n");
     let out = sb.agent(sb.shims.join("suicide")).output().unwrap();
     assert_eq!(code(out.status), 143);
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("not reached"));
     // Through a shell, as an agent sees it.
     let out = sb.agent_bash("suicide").output().unwrap();
     assert_eq!(out.status.code(), Some(143));
+    // A signal our caller ignores (as under nohup) stays ignored in the tool.
+    sb.shimmed("hupper", "#!/bin/sh\nkill -HUP $$\necho survived\n");
+    let out = sb.agent_bash("trap '' HUP; exec hupper").output().unwrap();
+    assert_eq!((out.status.code(), out.stdout), (Some(0), b"survived\n".to_vec()));
 }
 
 #[test]
@@ -317,6 +324,7 @@ fn hundred_megabytes_of_json_with_bounded_memory() {
     assert!(last.ends_with(b"}]\n"));
     let stderr = String::from_utf8_lossy(&out.stderr);
     let kb: u64 = stderr.lines().find_map(|l| l.strip_prefix("maxrss_kb=")).unwrap().parse().unwrap();
+    eprintln!("100 MB of JSON through the shim: peak RSS {kb} kB");
     assert!(kb <= 512 * 1024, "peak RSS {kb} kB");
 }
 
@@ -336,6 +344,7 @@ fn follow_and_interactive_commands_are_exec_passthrough() {
     BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
     assert_eq!(line, "{\"a\": 1}\n");
     assert!(start.elapsed() < Duration::from_millis(2500));
+    child.kill().unwrap();
     child.wait().unwrap();
 }
 
@@ -385,4 +394,59 @@ fn fetch_merges_several_commands_into_one_document() {
     assert_eq!(doc["echo '{\"a\": 1}'"]["a"], 1);
     assert_eq!(doc["echo plain"], "plain");
     assert_eq!(doc["echo '[1]'; exit 4"][0], 1);
+}
+
+#[test]
+fn a_command_a_text_filter_claims_is_buffered_and_summarised() {
+    let sb = Sandbox::new();
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/text/cargo-test-fail.txt");
+    sb.shimmed("cargo", &format!("#!/bin/sh\ncat '{}'\nexit 101\n", fixture.display()));
+    let out = output_within(sb.agent(sb.shims.join("cargo")).arg("test"), MINUTE);
+    assert_eq!(out.status.code(), Some(101));
+    let receipt = receipt(&out.stderr).expect("a receipt");
+    assert!(receipt.contains("Shape: text:"), "{receipt}");
+    assert!(out.stdout.len() < std::fs::read(&fixture).unwrap().len());
+}
+
+#[test]
+fn a_claimed_text_command_is_not_held_past_the_wait_limit() {
+    let sb = Sandbox::new();
+    sb.shimmed("pytest", "#!/bin/sh\necho first line\nsleep 3\necho second line\n");
+    let start = Instant::now();
+    let mut child = sb
+        .agent(sb.shims.join("pytest"))
+        .env("TOKENSIEVE_TEXT_WAIT_SECS", "1")
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    lines.read_line(&mut first).unwrap();
+    assert_eq!(first, "first line\n");
+    assert!(start.elapsed() < Duration::from_millis(2500), "held for {:?}", start.elapsed());
+    let mut rest = String::new();
+    lines.read_to_string(&mut rest).unwrap();
+    assert_eq!(rest, "second line\n");
+    assert!(child.wait().unwrap().success());
+}
+
+#[test]
+fn a_killed_shim_leaves_no_orphan() {
+    let sb = Sandbox::new();
+    let ready = sb.path("ready");
+    let heard = sb.path("heard");
+    sb.shimmed(
+        "orphan",
+        &format!(
+            "#!/bin/sh\ntrap 'echo TERM > {heard}; exit 0' TERM\necho '{{\"a\": 1}}'\ntouch {ready}\n\
+             while :; do sleep 0.05; done\n",
+            heard = heard.display(),
+            ready = ready.display()
+        ),
+    );
+    let mut child = sb.agent(sb.shims.join("orphan")).stdout(Stdio::piped()).spawn().unwrap();
+    wait_for_file(&ready, MINUTE);
+    child.kill().unwrap(); // SIGKILL: no chance to forward anything
+    child.wait().unwrap();
+    wait_for_file(&heard, MINUTE);
 }

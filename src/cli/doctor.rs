@@ -102,7 +102,8 @@ fn hash_hint(tool: &str, link: &Path) -> Option<String> {
         return None;
     }
     let started = process_start(ppid as u32)?;
-    (started < created).then(|| {
+    // Boot time has one-second resolution: allow for it.
+    (started + Duration::from_secs(2) < created).then(|| {
         let cmd = if shell == "zsh" { "rehash" } else { "hash -r" };
         format!(
             "this {shell} (pid {ppid}) is older than the {tool} shim; if it ran {tool} before, run `{cmd}`"

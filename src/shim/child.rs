@@ -89,13 +89,27 @@ pub fn run(launch: &Launch, text_claimed: bool, limits: Limits) -> io::Result<Ou
     cmd.env("AWS_PAGER", "").env("PAGER", "cat").env("GIT_PAGER", "cat").env("GH_PAGER", "cat");
     cmd.stdout(Stdio::piped());
     let parent = std::process::id();
+    // The tool must start with the signal mask we were given, not the one
+    // `spawn_forwarding` holds while it starts the child.
+    // SAFETY: querying our own mask into a zeroed sigset.
+    let original_mask = unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::pthread_sigmask(libc::SIG_BLOCK, std::ptr::null(), &mut set);
+        set
+    };
+    // Signals our caller ignores (`nohup`, `cmd &` in a script) stay ignored:
+    // no forwarder for them, and the tool inherits SIG_IGN through exec.
+    let ignored = ignored_signals();
     // SAFETY: the closure runs between fork and exec and only makes
-    // async-signal-safe calls (signal, prctl, getppid).
+    // async-signal-safe calls (signal, sigprocmask, prctl, getppid).
     unsafe {
         cmd.pre_exec(move || {
-            for sig in FORWARDED {
-                libc::signal(sig, libc::SIG_DFL);
+            for (sig, ignored) in FORWARDED.into_iter().zip(ignored) {
+                if !ignored {
+                    libc::signal(sig, libc::SIG_DFL);
+                }
             }
+            libc::pthread_sigmask(libc::SIG_SETMASK, &original_mask, std::ptr::null_mut());
             // No orphans: if we die, the tool hears about it.
             #[cfg(target_os = "linux")]
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
@@ -105,7 +119,7 @@ pub fn run(launch: &Launch, text_claimed: bool, limits: Limits) -> io::Result<Ou
             Ok(())
         });
     }
-    let mut child = spawn_forwarding(&mut cmd)?;
+    let mut child = spawn_forwarding(&mut cmd, ignored)?;
     let mut out = child.stdout.take().expect("stdout was piped");
     let captured = capture(&mut out, text_claimed, limits);
     // Closing our end first: a tool still writing gets SIGPIPE, as it would
@@ -140,10 +154,21 @@ extern "C" fn forward(sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mut l
     }
 }
 
+/// Which of FORWARDED are set to SIG_IGN now.
+fn ignored_signals() -> [bool; 4] {
+    FORWARDED.map(|sig| {
+        // SAFETY: querying a disposition into a zeroed struct.
+        unsafe {
+            let mut old: libc::sigaction = std::mem::zeroed();
+            libc::sigaction(sig, std::ptr::null(), &mut old) == 0 && old.sa_sigaction == libc::SIG_IGN
+        }
+    })
+}
+
 /// Spawns with our forwarding handlers in place. The signals stay blocked
 /// until the child's pid is known, so one sent in between is forwarded, not
-/// lost (std empties the signal mask in the child before exec).
-fn spawn_forwarding(cmd: &mut Command) -> io::Result<Child> {
+/// lost (the child restores the original mask in its pre-exec hook).
+fn spawn_forwarding(cmd: &mut Command, ignored: [bool; 4]) -> io::Result<Child> {
     // SAFETY: plain libc signal-mask and sigaction calls on local, zeroed
     // structures; the handler only touches an atomic and calls kill.
     unsafe {
@@ -154,7 +179,7 @@ fn spawn_forwarding(cmd: &mut Command) -> io::Result<Child> {
         }
         let mut old: libc::sigset_t = std::mem::zeroed();
         libc::pthread_sigmask(libc::SIG_BLOCK, &set, &mut old);
-        for sig in FORWARDED {
+        for sig in FORWARDED.into_iter().zip(ignored).filter(|(_, ign)| !ign).map(|(sig, _)| sig) {
             let mut action: libc::sigaction = std::mem::zeroed();
             action.sa_sigaction = forward as *const () as usize;
             action.sa_flags = libc::SA_SIGINFO | libc::SA_RESTART;
