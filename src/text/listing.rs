@@ -45,6 +45,8 @@ const MAX_HITS: usize = 400;
 /// File names shown in a `find` listing at most.
 const MAX_NAMES: usize = 800;
 const MAX_TEXT: usize = 160;
+/// A listing's summary aims at no more than this share of the raw size.
+const SHARE: f64 = 0.35;
 /// Below this many hits/paths in dependency folders they are listed normally.
 const VENDORED_MIN: usize = 50;
 
@@ -146,8 +148,22 @@ fn grep(text: &str) -> Option<String> {
         });
         files[k].1.push((num, body));
     }
+    let budget = (text.len() as f64 * SHARE) as usize;
+    let size = |cap: usize| -> usize {
+        files
+            .iter()
+            .map(|(p, hs)| {
+                hs.iter()
+                    .take(cap)
+                    .map(|(n, b)| p.len() + n.len() + 3 + b.trim().len().min(MAX_TEXT))
+                    .sum::<usize>()
+            })
+            .sum()
+    };
     let mut cap = HITS_PER_FILE;
-    while cap > 1 && files.iter().map(|f| f.1.len().min(cap)).sum::<usize>() > MAX_HITS {
+    while cap > 1
+        && (files.iter().map(|f| f.1.len().min(cap)).sum::<usize>() > MAX_HITS || size(cap) > budget)
+    {
         cap -= 1;
     }
     let mut out = vec![format!("{matched} matches in {} files", files.len() + seen_vend_file.len())];
@@ -226,17 +242,28 @@ fn find(text: &str) -> Option<String> {
         });
         dirs[k].1.push(name);
     }
+    for (_, names) in &mut dirs {
+        names.sort();
+    }
+    // names per directory: as many as fit both the name count and the size budget
+    let budget = (text.len() as f64 * SHARE) as usize;
+    let fits = |cap: usize| {
+        let names: usize = dirs.iter().map(|d| d.1.len().min(cap)).sum();
+        let chars: usize = dirs
+            .iter()
+            .map(|d| d.0.len() + 12 + d.1.iter().take(cap).map(|n| n.len() + 1).sum::<usize>())
+            .sum();
+        names <= MAX_NAMES && chars <= budget
+    };
     let mut cap = usize::MAX;
-    let count = |cap: usize| dirs.iter().map(|d| d.1.len().min(cap)).sum::<usize>();
-    if count(cap) > MAX_NAMES {
+    if !fits(cap) {
         cap = 1;
-        while count(cap + 1) <= MAX_NAMES {
+        while fits(cap + 1) {
             cap += 1;
         }
     }
     let mut out = vec![format!("{} paths in {} directories", paths.len(), dirs.len())];
-    for (dir, names) in &mut dirs {
-        names.sort();
+    for (dir, names) in &dirs {
         let label = if dir.is_empty() { "." } else { dir.as_str() };
         let more =
             if names.len() > cap { format!(" … +{} more", names.len() - cap) } else { String::new() };

@@ -89,6 +89,7 @@ pub fn render(text: &str, hint: Option<&Hint>, settings: &Settings) -> Option<Re
         && let Some(body) = filter.summarize(&inv, &cleaned, hint.exit_code)
     {
         let note = if large { settings.raw_note.as_deref() } else { None };
+        let body = if large { cap(body, text.len(), note) } else { body };
         return Some(Rendered {
             text: finish(body, hint.exit_code, note),
             shape: Shape::Text(filter.name().into()),
@@ -96,6 +97,50 @@ pub fn render(text: &str, hint: Option<&Hint>, settings: &Settings) -> Option<Re
     }
     let text = generic::render(&cleaned, hint.exit_code, settings)?;
     Some(Rendered { text, shape: Shape::Text("generic".into()) })
+}
+
+/// A large output whose summary is still more than this share of it (in
+/// chars) is cut to this share: head and tail of the summary stay, the middle
+/// is counted, structural headings (files of a diff, commits) are listed.
+const MAX_SHARE: f64 = 0.4;
+
+/// The last resort for signal-dense output (thousands of findings, a diff of
+/// many small edits): keep the summary's head and tail within the budget.
+fn cap(body: String, raw_len: usize, raw_note: Option<&str>) -> String {
+    let budget = (raw_len as f64 * MAX_SHARE) as usize;
+    if body.len() <= budget {
+        return body;
+    }
+    let lines: Vec<&str> = body.lines().collect();
+    let (head_budget, tail_budget) = (budget * 3 / 4, budget / 5);
+    let mut head = 0;
+    let mut used = 0;
+    while head < lines.len() && used + lines[head].len() < head_budget {
+        used += lines[head].len() + 1;
+        head += 1;
+    }
+    let mut tail = lines.len();
+    used = 0;
+    while tail > head && used + lines[tail - 1].len() < tail_budget {
+        tail -= 1;
+        used += lines[tail].len() + 1;
+    }
+    let middle = &lines[head..tail];
+    let headings: Vec<&str> = middle
+        .iter()
+        .copied()
+        .filter(|l| l.starts_with("diff --git ") || l.starts_with("commit "))
+        .take(40)
+        .collect();
+    let mut out: Vec<String> = lines[..head].iter().map(|l| l.to_string()).collect();
+    let whence = raw_note.map_or("see the raw output".to_string(), |n| n.trim().to_string());
+    out.push(format!("… {} lines of this summary cut to stay short ({whence})", middle.len()));
+    if !headings.is_empty() {
+        out.push("cut sections:".into());
+        out.extend(headings.iter().map(|h| format!(" {h}")));
+    }
+    out.extend(lines[tail..].iter().map(|l| l.to_string()));
+    out.join("\n") + "\n"
 }
 
 /// Appends the status line and, for large outputs, where the raw bytes are.
@@ -147,6 +192,20 @@ mod tests {
         let out = finish("body".into(), 2, None);
         assert_eq!(out, "body\nexit 2\n");
         assert_eq!(finish("body\n".into(), 0, Some("raw: abc")), "body\nraw: abc\n");
+    }
+
+    #[test]
+    fn dense_summaries_are_capped_with_head_and_tail() {
+        let body: String =
+            (0..400).map(|i| format!("src/f{i}.rs:{i}:1: error: thing {i} is wrong\n")).collect();
+        let raw_len = body.len() + 100;
+        let out = cap(body.clone(), raw_len, Some("raw: abc"));
+        assert!(out.len() as f64 <= raw_len as f64 * MAX_SHARE + 200.0, "{}", out.len());
+        assert!(out.starts_with("src/f0.rs:0:1: error"));
+        assert!(out.ends_with("src/f399.rs:399:1: error: thing 399 is wrong\n"));
+        assert!(out.contains("lines of this summary cut to stay short (raw: abc)"));
+        let small = "a\nb\n".to_string();
+        assert_eq!(cap(small.clone(), 1000, None), small);
     }
 
     #[test]
