@@ -85,7 +85,9 @@ pub enum Shape {
     Json,
     Pvfn,
     SchemaYaml,
-    Table,
+    Outline,
+    /// JSON with quotes only where a string needs them.
+    Flow,
     /// A text summary, named by the filter that made it (`cargo-test`, `generic`...).
     Text(String),
 }
@@ -97,7 +99,8 @@ impl fmt::Display for Shape {
             Shape::Json => f.write_str("JSON"),
             Shape::Pvfn => f.write_str("PVFN"),
             Shape::SchemaYaml => f.write_str("SchemaYAML"),
-            Shape::Table => f.write_str("Table"),
+            Shape::Outline => f.write_str("Outline"),
+            Shape::Flow => f.write_str("Flow"),
             Shape::Text(name) => write!(f, "text:{name}"),
         }
     }

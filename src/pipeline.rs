@@ -45,7 +45,7 @@ pub fn render(raw: &[u8], hint: Option<&Hint>, settings: &Settings) -> Option<Re
         return None;
     }
     if let Some(value) = crate::json::parse(raw) {
-        return Some(crate::json::compress(&value, settings));
+        return Some(crate::json::compress(value, settings));
     }
     let text = std::str::from_utf8(raw).ok()?;
     crate::text::render(text, hint, settings)

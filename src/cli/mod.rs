@@ -1,8 +1,12 @@
 //! The `tokensieve` command line: argument parsing and dispatch. Each
 //! subcommand lives in its own file; parsing never does work.
 
+mod doctor;
+mod fetch;
 mod filter;
 mod inspect;
+mod install;
+mod run;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -20,6 +24,11 @@ usage:
   tokensieve [OPTIONS] [FILE]           filter stdin or FILE
   tokensieve decode                     any emitted shape (stdin) back to JSON
   tokensieve inspect --stage STAGE      JSON after scrub|sieve|dedup (stdin)
+  tokensieve run -- CMD [ARGS...]       run CMD, compress its stdout (shim behaviour)
+  tokensieve fetch -- 'CMD1' 'CMD2'...  run each (sh -c), merge outputs, compress once
+  tokensieve install [TOOL...]          shim TOOLs (default: common agent CLIs on PATH)
+  tokensieve uninstall [TOOL...]        remove shims (all, and the PATH lines, if none named)
+  tokensieve doctor                     check PATH order, shims, real tools
   tokensieve --help | --version
 
 options:
@@ -69,6 +78,10 @@ fn run(args: Vec<OsString>) -> Result<ExitCode> {
             Long("cmd") => global.cmd = Some(parser.value()?.string()?),
             Long("exit") => global.exit = parser.value()?.parse()?,
             Long("stage") => stage = Some(parser.value()?.string()?),
+            Value(v) if positional.is_empty() && RAW_SUBCOMMANDS.contains(&v.to_str().unwrap_or("")) => {
+                let rest: Vec<OsString> = parser.raw_args()?.collect();
+                return raw_subcommand(&v.to_string_lossy(), rest, &global);
+            }
             Value(v) => positional.push(v),
             other => return Err(other.unexpected().into()),
         }
@@ -82,7 +95,25 @@ fn run(args: Vec<OsString>) -> Result<ExitCode> {
     }
 }
 
-fn settings_from_env() -> Result<Settings> {
+/// Subcommands that take the rest of the command line as it is (commands,
+/// tool names): options after them are not ours.
+const RAW_SUBCOMMANDS: &[&str] = &["run", "fetch", "install", "uninstall", "doctor"];
+
+fn raw_subcommand(sub: &str, mut rest: Vec<OsString>, global: &Global) -> Result<ExitCode> {
+    if rest.first().is_some_and(|a| a == "--") {
+        rest.remove(0);
+    }
+    match sub {
+        "run" => run::run(rest),
+        "fetch" => fetch::run(rest, global),
+        "install" => install::install(rest),
+        "uninstall" => install::uninstall(rest),
+        _ => doctor::run(rest),
+    }
+}
+
+/// Settings from `TOKENSIEVE_*` variables (the shim uses them too).
+pub(crate) fn settings_from_env() -> Result<Settings> {
     let mut s = Settings { encoding: Encoding::from_env()?, ..Settings::default() };
     if let Ok(v) = std::env::var("TOKENSIEVE_TEXT_THRESHOLD") {
         s.text_threshold = v

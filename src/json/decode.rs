@@ -1,9 +1,311 @@
-//! Any emitted shape back to the JSON it stands for.
+//! Any emitted shape back to the JSON it stands for: JSON itself, Outline,
+//! PVFN (with `@map` and hybrid blocks) and Schema-YAML share one line
+//! grammar (docs/FORMAT.md), so one reader serves them all.
 
-use anyhow::{Context, Result};
-use serde_json::Value;
+use std::collections::HashMap;
+
+use anyhow::{Result, anyhow, bail};
+use serde_json::{Map, Value};
+
+use super::literal::{Ctx, Cursor, Seg, key_bare_ok};
 
 /// Decodes tokensieve output (or plain JSON) to a `Value`.
 pub fn decode(text: &str) -> Result<Value> {
-    serde_json::from_str(text).context("not a tokensieve shape")
+    if let Ok(v) = serde_json::from_str::<Value>(text) {
+        return Ok(v);
+    }
+    // Flow: one line, an inline object or array. (Outline never writes a
+    // one-line document that starts with a bracket.)
+    if !text.trim_end().contains('\n') && text.starts_with(['{', '[']) {
+        let mut c = Cursor::new(text.trim_end());
+        if let Ok(v) = c.value(Ctx::Cell)
+            && c.at_end()
+        {
+            return Ok(v);
+        }
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    Reader { lines, at: 0, abbrev: HashMap::new(), root: Value::Null }.document()
+}
+
+struct Reader<'a> {
+    lines: Vec<&'a str>,
+    at: usize,
+    abbrev: HashMap<String, String>,
+    root: Value,
+}
+
+impl<'a> Reader<'a> {
+    fn next_line(&mut self) -> Option<&'a str> {
+        let l = self.lines.get(self.at).copied();
+        self.at += 1;
+        l
+    }
+
+    fn err(&self, msg: impl std::fmt::Display) -> anyhow::Error {
+        anyhow!("line {}: {msg}", self.at)
+    }
+
+    fn document(mut self) -> Result<Value> {
+        if self.lines.first() == Some(&"@map") {
+            self.at = 1;
+            while let Some(line) = self.next_line() {
+                if line.is_empty() {
+                    break;
+                }
+                let (short, key) = line.split_once('=').ok_or_else(|| self.err("bad @map entry"))?;
+                self.abbrev.insert(short.to_owned(), key.to_owned());
+            }
+        }
+        if let Some(v) = self.schema_yaml_root()? {
+            return Ok(v);
+        }
+        let mut section: Vec<Seg> = Vec::new();
+        while let Some(line) = self.next_line() {
+            if line.is_empty() {
+                continue;
+            }
+            let mut c = Cursor::new(line);
+            if line.starts_with('[') && !is_root_table(line) {
+                c.pos = 1;
+                section = if c.rest() == "]" { Vec::new() } else { self.path(&mut c, "]")? };
+                c.expect(']')?;
+                if !c.at_end() {
+                    return Err(self.err("text after a section header"));
+                }
+                continue;
+            }
+            let rel = if line.starts_with('[') { Vec::new() } else { self.path(&mut c, "=[:")? };
+            let mut path = section.clone();
+            path.extend(rel);
+            match c.peek() {
+                Some('=') => {
+                    c.pos += 1;
+                    let v = c.value(Ctx::Line).map_err(|e| self.err(e))?;
+                    if !c.at_end() {
+                        return Err(self.err("text after a value"));
+                    }
+                    self.insert(&path, v)?;
+                }
+                Some('[') => {
+                    let v = self.outline_table(&mut c)?;
+                    self.insert(&path, v)?;
+                }
+                Some(':') if c.rest() == ":" => {
+                    let v = self.hybrid_block()?;
+                    self.insert(&path, v)?;
+                }
+                _ => return Err(self.err("expected '=', a table or a block after the path")),
+            }
+        }
+        Ok(match self.root {
+            Value::Null => Value::Object(Map::new()),
+            v => v,
+        })
+    }
+
+    fn path(&self, c: &mut Cursor, stops: &str) -> Result<Vec<Seg>> {
+        let mut p = c.path(stops).map_err(|e| self.err(e))?;
+        for seg in &mut p {
+            if let Seg::Key(k) = seg
+                && let Some(full) = self.abbrev.get(k)
+            {
+                *k = full.clone();
+            }
+        }
+        Ok(p)
+    }
+
+    /// `[N]{cols}:` or `path[N]{cols}:` (cursor at `[`), then N rows.
+    fn outline_table(&mut self, c: &mut Cursor) -> Result<Value> {
+        c.expect('[')?;
+        let digits: String = c.rest().chars().take_while(char::is_ascii_digit).collect();
+        c.pos += digits.len();
+        let n: usize = digits.parse().map_err(|_| self.err("bad row count"))?;
+        c.expect(']')?;
+        c.expect('{')?;
+        let mut cols: Vec<(Vec<Seg>, Option<Value>)> = Vec::new();
+        loop {
+            let col = c.path("=,}").map_err(|e| self.err(e))?;
+            let constant = if c.eat('=') { Some(c.value(Ctx::Cell).map_err(|e| self.err(e))?) } else { None };
+            cols.push((col, constant));
+            if c.eat('}') {
+                break;
+            }
+            c.expect(',').map_err(|e| self.err(e))?;
+        }
+        c.expect(':')?;
+        if !c.at_end() {
+            return Err(self.err("text after a table header"));
+        }
+        let free: Vec<usize> = (0..cols.len()).filter(|&i| cols[i].1.is_none()).collect();
+        let mut rows = Vec::with_capacity(n);
+        for _ in 0..n {
+            let line = self.next_line().ok_or_else(|| self.err("table ends early"))?;
+            let mut rc = Cursor::new(line);
+            let mut cells: Vec<Option<Value>> = Vec::new();
+            while !rc.at_end() {
+                if !cells.is_empty() {
+                    rc.expect(',').map_err(|e| self.err(e))?;
+                }
+                if rc.at_end() || rc.peek() == Some(',') {
+                    cells.push(None);
+                } else {
+                    cells.push(Some(rc.value(Ctx::Cell).map_err(|e| self.err(e))?));
+                }
+            }
+            if cells.len() > free.len() {
+                return Err(self.err("row has more cells than the header"));
+            }
+            cells.resize(free.len(), None);
+            let mut cells = cells.into_iter();
+            let mut row = Value::Object(Map::new());
+            for (col, constant) in &cols {
+                let v = match constant {
+                    Some(v) => Some(v.clone()),
+                    None => cells.next().flatten(),
+                };
+                if let Some(v) = v {
+                    insert(&mut row, col, v).map_err(|e| self.err(e))?;
+                }
+            }
+            rows.push(row);
+        }
+        Ok(Value::Array(rows))
+    }
+
+    /// Seed 000's root Schema-YAML, when the document is one.
+    fn schema_yaml_root(&mut self) -> Result<Option<Value>> {
+        let start = self.at;
+        let first = self.lines.get(start).copied().unwrap_or_default();
+        let (wrapper, schema_at) = if first == "schema:" {
+            (None, start)
+        } else if self.lines.get(start + 1) == Some(&"schema:") && first.ends_with(':') {
+            // `Wrapper:` is one key and nothing else.
+            let mut c = Cursor::new(&first[..first.len() - 1]);
+            match c.key(":") {
+                Ok(k) if c.at_end() && (first.starts_with('"') || key_bare_ok(&k)) => (Some(k), start + 1),
+                _ => return Ok(None),
+            }
+        } else {
+            return Ok(None);
+        };
+        self.at = schema_at + 1;
+        let mut cols = Vec::new();
+        while let Some(line) = self.lines.get(self.at).and_then(|l| l.strip_prefix("- ")) {
+            cols.push(self.path(&mut Cursor::new(line), "")?);
+            self.at += 1;
+        }
+        if self.next_line() != Some("data:") {
+            return Err(self.err("expected 'data:'"));
+        }
+        let rows = self.schema_rows(&cols)?;
+        if self.at < self.lines.len() {
+            return Err(self.err("text after Schema-YAML data"));
+        }
+        Ok(Some(match wrapper {
+            Some(k) => Value::Object(Map::from_iter([(k, rows)])),
+            None => rows,
+        }))
+    }
+
+    /// PVFN's hybrid block after a `path:` line.
+    fn hybrid_block(&mut self) -> Result<Value> {
+        let line = self.next_line().ok_or_else(|| self.err("missing schema"))?;
+        let inner = line
+            .strip_prefix("schema:[")
+            .and_then(|l| l.strip_suffix(']'))
+            .ok_or_else(|| self.err("expected 'schema:[...]'"))?;
+        let mut c = Cursor::new(inner);
+        let mut cols = Vec::new();
+        while !c.at_end() {
+            if !cols.is_empty() {
+                c.expect(',')?;
+                c.skip_spaces();
+            }
+            cols.push(c.path(",").map_err(|e| self.err(e))?);
+        }
+        if self.next_line() != Some("data:") {
+            return Err(self.err("expected 'data:'"));
+        }
+        self.schema_rows(&cols)
+    }
+
+    /// `- [a, b, -]` rows until the first line that is not one.
+    fn schema_rows(&mut self, cols: &[Vec<Seg>]) -> Result<Value> {
+        let mut rows = Vec::new();
+        while let Some(line) = self.lines.get(self.at).copied().filter(|l| l.starts_with("- [")) {
+            self.at += 1;
+            let mut c = Cursor::new(&line[2..]);
+            c.expect('[')?;
+            let mut row = Value::Object(Map::new());
+            for (i, col) in cols.iter().enumerate() {
+                if i > 0 {
+                    c.expect(',').map_err(|e| self.err(e))?;
+                    c.skip_spaces();
+                }
+                if c.rest().starts_with("-,") || c.rest() == "-]" {
+                    c.pos += 1;
+                    continue;
+                }
+                let v = c.value(Ctx::Cell).map_err(|e| self.err(e))?;
+                insert(&mut row, col, v).map_err(|e| self.err(e))?;
+            }
+            c.expect(']').map_err(|e| self.err(e))?;
+            rows.push(row);
+        }
+        Ok(Value::Array(rows))
+    }
+
+    fn insert(&mut self, path: &[Seg], v: Value) -> Result<()> {
+        if path.is_empty() {
+            if !self.root.is_null() {
+                bail!("{}", self.err("a second root value"));
+            }
+            self.root = v;
+            return Ok(());
+        }
+        insert(&mut self.root, path, v).map_err(|e| self.err(e))
+    }
+}
+
+fn is_root_table(line: &str) -> bool {
+    let digits = line[1..].bytes().take_while(u8::is_ascii_digit).count();
+    digits > 0 && line[1 + digits..].starts_with("]{")
+}
+
+/// Sets `path` in `root`, creating objects and arrays on the way (an index
+/// may only extend an array by one: paths come in document order).
+pub fn insert(root: &mut Value, path: &[Seg], v: Value) -> Result<()> {
+    let mut cur = root;
+    for (i, seg) in path.iter().enumerate() {
+        let last = i + 1 == path.len();
+        if cur.is_null() {
+            *cur = match seg {
+                Seg::Key(_) => Value::Object(Map::new()),
+                Seg::Index(_) => Value::Array(Vec::new()),
+            };
+        }
+        let slot = match (seg, cur) {
+            (Seg::Key(k), Value::Object(m)) => m.entry(k.clone()).or_insert(Value::Null),
+            (Seg::Index(n), Value::Array(a)) => {
+                if *n == a.len() {
+                    a.push(Value::Null);
+                } else if *n > a.len() {
+                    bail!("index {n} skips past the end of an array of {}", a.len());
+                }
+                &mut a[*n]
+            }
+            (seg, _) => bail!("path step {seg:?} does not fit the value already there"),
+        };
+        if last {
+            if !slot.is_null() {
+                bail!("value set twice");
+            }
+            *slot = v;
+            return Ok(());
+        }
+        cur = slot;
+    }
+    Ok(())
 }

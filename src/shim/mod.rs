@@ -1,9 +1,107 @@
-//! The shim: tokensieve called under another tool's name.
+//! The shim: tokensieve called under a tool's name (`aws`, `kubectl`, ...)
+//! through a symlink, or explicitly as `tokensieve run -- CMD ARGS...`.
+//!
+//! `resolve` finds the real tool, `policy` decides compress or passthrough
+//! from the environment and what fd 1 is (`reader`), `child` execs the tool or
+//! runs it and captures stdout, and `handoff::deliver` writes the result and
+//! the receipt. Nothing here parses JSON or counts tokens before the policy
+//! said "compress".
 
-use std::ffi::OsString;
+mod child;
+pub mod policy;
+pub mod reader;
+pub mod resolve;
+
+use std::ffi::{OsStr, OsString};
+use std::io;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Instant;
 
-pub fn main(name: &str, _args: Vec<OsString>) -> ExitCode {
-    eprintln!("tokensieve: shim mode for '{name}' is not built yet");
-    ExitCode::from(127)
+pub use child::exit_code as child_exit_code;
+use child::{Captured, Launch, Limits};
+use policy::Decision;
+
+use crate::pipeline::{Hint, Settings};
+
+/// Shim mode: `name` is the basename we were called as.
+pub fn main(name: &str, args: Vec<OsString>) -> ExitCode {
+    let argv0 = std::env::args_os().next().unwrap_or_else(|| name.into());
+    launch(name, None, &argv0, &args, false)
+}
+
+/// `tokensieve run -- CMD ARGS...`: the shim's behaviour as if an agent
+/// marker were set. `CMD` with a `/` is run as given; otherwise it is looked
+/// up on `$PATH` like a shim would (skipping tokensieve itself).
+pub fn run_explicit(cmd: &OsStr, args: &[OsString]) -> ExitCode {
+    let path = Path::new(cmd);
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let given = cmd.to_string_lossy().contains('/').then(|| path.to_path_buf());
+    launch(&name, given, cmd, args, true)
+}
+
+fn launch(name: &str, given: Option<PathBuf>, argv0: &OsStr, args: &[OsString], explicit: bool) -> ExitCode {
+    let started = Instant::now();
+    let skip = resolve::self_ids();
+    let Some(real) = given.or_else(|| resolve::find(name, std::env::var_os("PATH").as_deref(), &skip)) else {
+        eprintln!("{}", resolve::not_found_message(name));
+        return ExitCode::from(127);
+    };
+    let decision = policy::decide(name, args, explicit);
+    if std::env::var_os("TOKENSIEVE_DEBUG").is_some_and(|v| !v.is_empty()) {
+        let took = started.elapsed().as_micros();
+        match &decision {
+            Decision::Compress => eprintln!("tokensieve: {name}: compress [decided in {took} µs]"),
+            Decision::Passthrough(why) => {
+                eprintln!("tokensieve: {name}: passthrough, {why} [decided in {took} µs]")
+            }
+        }
+    }
+    let launch = Launch { real: &real, argv0, args, shims: resolve::ids_env_value(&skip) };
+    match decision {
+        Decision::Passthrough(_) => cannot_run(&real, &child::exec(&launch)),
+        Decision::Compress => compress(name, &launch, started),
+    }
+}
+
+fn compress(name: &str, launch: &Launch, started: Instant) -> ExitCode {
+    let mut words = vec![name.to_owned()];
+    words.extend(launch.args.iter().map(|a| a.to_string_lossy().into_owned()));
+    let claimed = crate::text::claims(&words);
+    let outcome = match child::run(launch, claimed, Limits::from_env()) {
+        Ok(o) => o,
+        Err(e) => return cannot_run(launch.real, &e),
+    };
+    if let Captured::Buffered(raw) = outcome.captured {
+        let settings = crate::cli::settings_from_env().unwrap_or_else(|e| {
+            eprintln!("tokensieve: {e:#}; using the defaults");
+            Settings::default()
+        });
+        let hint = Hint { command: words, exit_code: outcome.code };
+        deliver_or_raw(&raw, &hint, &settings, started);
+    }
+    ExitCode::from(outcome.code.clamp(0, 255) as u8)
+}
+
+/// The agent gets its output whatever happens in our code: a failure before
+/// anything was written falls back to the raw bytes.
+fn deliver_or_raw(raw: &[u8], hint: &Hint, settings: &Settings, started: Instant) {
+    use std::io::Write;
+    let done = std::panic::catch_unwind(|| crate::handoff::deliver(raw, Some(hint), settings, started));
+    match done {
+        Ok(Ok(_)) => {}
+        Ok(Err(e)) => eprintln!("tokensieve: cannot write the output: {e}"),
+        Err(_) => {
+            eprintln!("tokensieve: internal error while compressing; raw output delivered");
+            let mut out = io::stdout().lock();
+            let _ = out.write_all(raw).and_then(|_| out.flush());
+        }
+    }
+}
+
+/// 126 when the tool exists but cannot be executed, 127 otherwise (the
+/// shell's convention).
+fn cannot_run(real: &Path, err: &io::Error) -> ExitCode {
+    eprintln!("tokensieve: cannot run {}: {err}", real.display());
+    ExitCode::from(if err.kind() == io::ErrorKind::PermissionDenied { 126 } else { 127 })
 }

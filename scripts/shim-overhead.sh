@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# What a shim costs when it passes through: the compress/passthrough decision
+# alone (TOKENSIEVE_DEBUG reports it from inside the process) in the common
+# situations, and the whole call (exec of our binary + decision + exec of the
+# tool) against calling the tool directly.
+# usage: scripts/shim-overhead.sh [BINARY] [RUNS]   (default: release build, 300)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin="${1:-target/release/tokensieve}"
+runs="${2:-300}"
+[ -x "$bin" ] || { echo "no binary at $bin (cargo build --release)" >&2; exit 1; }
+bin="$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+mkdir "$tmp/shims" "$tmp/tools"
+printf '#!/bin/sh\necho "{\\"a\\": 1}"\n' >"$tmp/tools/tool"
+chmod +x "$tmp/tools/tool"
+ln -s "$bin" "$tmp/shims/tool"
+export PATH="$tmp/shims:$tmp/tools:$PATH" TOKENSIEVE_HOME="$tmp/home"
+unset TOKENSIEVE TOKENSIEVE_DEPTH TOKENSIEVE_SHIMS CLAUDECODE AGENT AI_AGENT
+
+# An agent: a program that spawns `bash -c SCRIPT` and reads its stdout.
+agent='import subprocess, sys; subprocess.run(["bash", "-c", sys.argv[1]], stdout=subprocess.PIPE)'
+decision() { # label, script: median and max µs of the decision
+    local label="$1" script="$2" i
+    for ((i = 0; i < 50; i++)); do
+        CLAUDECODE=1 TOKENSIEVE_DEBUG=1 python3 -c "$agent" "$script" 2>&1 | sed -n 's/.*decided in \([0-9]*\) µs.*/\1/p'
+    done | sort -n | awk -v l="$label" '{a[NR]=$1} END {printf "  %-34s median %4d µs  max %4d µs\n", l, a[int((NR+1)/2)], a[NR]}'
+}
+echo "decision cost (inside the shim, includes PATH resolution):"
+decision "no agent marker" "CLAUDECODE= tool"
+decision "redirected to a file" "tool > $tmp/out"
+decision "piped into a program (| cat)" "tool | cat"
+decision "captured by \$(...)" 'x=$(tool)'
+decision "agent reads (compress)" "tool; true"
+
+per_call() { # command...: µs per call, best of 5 rounds of $runs/5 (a busy machine only adds noise)
+    local best=0 start end i r n=$((runs / 5)) us
+    for ((r = 0; r < 5; r++)); do
+        start=$(date +%s%N)
+        for ((i = 0; i < n; i++)); do "$@" >/dev/null; done
+        end=$(date +%s%N)
+        us=$(((end - start) / n / 1000))
+        if ((best == 0 || us < best)); then best=$us; fi
+    done
+    echo "$best"
+}
+direct=$(per_call "$tmp/tools/tool")
+shim=$(per_call "$tmp/shims/tool")
+echo "whole call (best of 5 x $((runs / 5))): tool directly ${direct} µs, through the shim (passthrough) ${shim} µs, overhead $((shim - direct)) µs"

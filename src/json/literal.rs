@@ -1,0 +1,294 @@
+//! The value and path grammar shared by every text shape (docs/FORMAT.md §1).
+//!
+//! A scalar is written bare when that is unambiguous and JSON-quoted
+//! otherwise; containers inside a cell are written inline (`[a,b]`,
+//! `{k:v}`). Paths are `.`-joined segments: a bare key, a JSON-quoted key, or
+//! an array index.
+
+use anyhow::{Result, anyhow, bail};
+use serde_json::{Map, Value};
+
+/// Where a literal stands, which decides what must be quoted.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Ctx {
+    /// After `path=`, up to the end of the line.
+    Line,
+    /// A table cell or an item of an inline container: `,` `]` `}` end it.
+    Cell,
+}
+
+/// One step of a path.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Seg {
+    Key(String),
+    Index(usize),
+}
+
+fn looks_like_number(s: &str) -> bool {
+    let b = s.as_bytes();
+    let first = b[0];
+    (first.is_ascii_digit() || first == b'-' || first == b'.' || first == b'+')
+        && serde_json::from_str::<serde_json::Number>(s).is_ok()
+}
+
+/// Whether `s` can be written without quotes in `ctx`.
+pub fn bare_ok(s: &str, ctx: Ctx) -> bool {
+    let Some(first) = s.chars().next() else { return false };
+    let last = s.chars().next_back().unwrap_or(first);
+    if first.is_whitespace() || last.is_whitespace() || matches!(first, '"' | '[' | '{') {
+        return false;
+    }
+    if matches!(s, "true" | "false" | "null" | "-") || looks_like_number(s) {
+        return false;
+    }
+    s.chars().all(|c| !(c.is_control() || ctx == Ctx::Cell && matches!(c, ',' | ']' | '}')))
+}
+
+/// Appends a JSON string literal (serde_json's escaping: `"`, `\`, controls).
+pub fn write_quoted(out: &mut String, s: &str) {
+    out.push_str(&Value::String(s.to_owned()).to_string());
+}
+
+/// Appends a value: scalars bare when allowed, containers inline.
+pub fn write_value(out: &mut String, v: &Value, ctx: Ctx) {
+    match v {
+        Value::String(s) if bare_ok(s, ctx) => out.push_str(s),
+        Value::String(s) => write_quoted(out, s),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_value(out, item, Ctx::Cell);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            out.push('{');
+            for (i, (k, item)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_key(out, k, true);
+                out.push(':');
+                write_value(out, item, Ctx::Cell);
+            }
+            out.push('}');
+        }
+        other => out.push_str(&other.to_string()),
+    }
+}
+
+/// Whether a key can stand bare as a path segment or an inline-object key.
+pub fn key_bare_ok(k: &str) -> bool {
+    !k.is_empty()
+        && !k.bytes().all(|b| b.is_ascii_digit())
+        && !k.starts_with(['@', '-', '#', '*'])
+        && k.chars().all(|c| !c.is_whitespace() && !c.is_control() && !".=[]{},:\"".contains(c))
+}
+
+/// Appends a key segment (quoted when it is not a plain name).
+pub fn write_key(out: &mut String, k: &str, _inline: bool) {
+    if key_bare_ok(k) { out.push_str(k) } else { write_quoted(out, k) }
+}
+
+/// Appends a dotted path.
+pub fn write_path(out: &mut String, path: &[Seg]) {
+    for (i, seg) in path.iter().enumerate() {
+        if i > 0 {
+            out.push('.');
+        }
+        match seg {
+            Seg::Key(k) => write_key(out, k, false),
+            Seg::Index(n) => out.push_str(&n.to_string()),
+        }
+    }
+}
+
+/// A cursor over one line of text.
+pub struct Cursor<'a> {
+    pub s: &'a str,
+    pub pos: usize,
+}
+
+impl<'a> Cursor<'a> {
+    pub fn new(s: &'a str) -> Self {
+        Cursor { s, pos: 0 }
+    }
+    pub fn rest(&self) -> &'a str {
+        &self.s[self.pos..]
+    }
+    pub fn peek(&self) -> Option<char> {
+        self.rest().chars().next()
+    }
+    pub fn eat(&mut self, c: char) -> bool {
+        if self.peek() == Some(c) {
+            self.pos += c.len_utf8();
+            true
+        } else {
+            false
+        }
+    }
+    pub fn expect(&mut self, c: char) -> Result<()> {
+        if self.eat(c) { Ok(()) } else { bail!("expected '{c}' at column {} of {:?}", self.pos, self.s) }
+    }
+    pub fn skip_spaces(&mut self) {
+        while self.eat(' ') {}
+    }
+    pub fn at_end(&self) -> bool {
+        self.pos >= self.s.len()
+    }
+
+    /// A JSON string literal starting at the cursor.
+    pub fn quoted(&mut self) -> Result<String> {
+        let rest = self.rest();
+        let bytes = rest.as_bytes();
+        let mut i = 1;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'\\' => i += 2,
+                b'"' => {
+                    let s: String = serde_json::from_str(&rest[..=i])?;
+                    self.pos += i + 1;
+                    return Ok(s);
+                }
+                _ => i += 1,
+            }
+        }
+        bail!("unterminated string in {:?}", self.s)
+    }
+
+    /// A key: quoted, or bare up to one of `stops`.
+    pub fn key(&mut self, stops: &str) -> Result<String> {
+        if self.peek() == Some('"') {
+            return self.quoted();
+        }
+        let rest = self.rest();
+        let end = rest.find(|c: char| stops.contains(c)).unwrap_or(rest.len());
+        if end == 0 {
+            bail!("expected a key at column {} of {:?}", self.pos, self.s);
+        }
+        self.pos += end;
+        Ok(rest[..end].to_owned())
+    }
+
+    /// A dotted path up to one of `stops` (digit-only bare segments are indices).
+    pub fn path(&mut self, stops: &str) -> Result<Vec<Seg>> {
+        let mut path = Vec::new();
+        let all_stops = format!("{stops}.");
+        loop {
+            let quoted = self.peek() == Some('"');
+            let k = self.key(&all_stops)?;
+            path.push(match k.parse::<usize>() {
+                Ok(n) if !quoted && k.bytes().all(|b| b.is_ascii_digit()) => Seg::Index(n),
+                _ => Seg::Key(k),
+            });
+            if !self.eat('.') {
+                return Ok(path);
+            }
+        }
+    }
+
+    /// A value in `ctx` (a `Line` value runs to the end of the text).
+    pub fn value(&mut self, ctx: Ctx) -> Result<Value> {
+        match self.peek() {
+            Some('"') => Ok(Value::String(self.quoted()?)),
+            Some('[') => {
+                self.pos += 1;
+                let mut items = Vec::new();
+                if !self.eat(']') {
+                    loop {
+                        self.skip_spaces();
+                        items.push(self.value(Ctx::Cell)?);
+                        if self.eat(']') {
+                            break;
+                        }
+                        self.expect(',')?;
+                    }
+                }
+                Ok(Value::Array(items))
+            }
+            Some('{') => {
+                self.pos += 1;
+                let mut map = Map::new();
+                if !self.eat('}') {
+                    loop {
+                        self.skip_spaces();
+                        let k = self.key(":")?;
+                        self.expect(':')?;
+                        map.insert(k, self.value(Ctx::Cell)?);
+                        if self.eat('}') {
+                            break;
+                        }
+                        self.expect(',')?;
+                    }
+                }
+                Ok(Value::Object(map))
+            }
+            _ => {
+                let rest = self.rest();
+                let end = match ctx {
+                    Ctx::Line => rest.len(),
+                    Ctx::Cell => rest.find([',', ']', '}']).unwrap_or(rest.len()),
+                };
+                self.pos += end;
+                bare_scalar(&rest[..end])
+            }
+        }
+    }
+}
+
+/// The value a bare token stands for.
+pub fn bare_scalar(tok: &str) -> Result<Value> {
+    Ok(match tok {
+        "" => return Err(anyhow!("empty value")),
+        "true" => Value::Bool(true),
+        "false" => Value::Bool(false),
+        "null" => Value::Null,
+        t if looks_like_number(t) => Value::Number(serde_json::from_str(t)?),
+        t => Value::String(t.to_owned()),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn round(v: &Value, ctx: Ctx) -> Value {
+        let mut s = String::new();
+        write_value(&mut s, v, ctx);
+        let mut c = Cursor::new(&s);
+        let back = c.value(ctx).unwrap();
+        assert!(c.at_end(), "{s}");
+        back
+    }
+
+    #[test]
+    fn ambiguous_strings_are_quoted() {
+        for s in ["true", "null", "42", "-1.5e3", "-", " lead", "trail ", "", "a\nb", "\"q", "[x", "{y"] {
+            assert!(!bare_ok(s, Ctx::Line), "{s:?}");
+            assert_eq!(round(&json!(s), Ctx::Line), json!(s));
+        }
+        assert!(bare_ok("arn:aws:iam::123:role/x", Ctx::Cell));
+        assert!(bare_ok("a,b", Ctx::Line) && !bare_ok("a,b", Ctx::Cell));
+        assert!(bare_ok("0123", Ctx::Line), "not a JSON number, so not ambiguous");
+    }
+
+    #[test]
+    fn inline_containers_round_trip() {
+        let v = json!({"a": [1, "x,y", {"k.e": true}], "b": "c:d", "": "e", "7": null});
+        assert_eq!(round(&v, Ctx::Cell), v);
+    }
+
+    #[test]
+    fn paths_quote_dots_digits_and_brackets() {
+        let path =
+            vec![Seg::Key("a.b".into()), Seg::Index(3), Seg::Key("12".into()), Seg::Key("x[y]".into())];
+        let mut s = String::new();
+        write_path(&mut s, &path);
+        assert_eq!(s, r#""a.b".3."12"."x[y]""#);
+        assert_eq!(Cursor::new(&s).path("=").unwrap(), path);
+    }
+}

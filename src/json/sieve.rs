@@ -1,0 +1,135 @@
+//! Stage 3: prune what carries no information for a reader, bottom-up.
+//!
+//! - `null`, `""`, `[]`, `{}` are removed (children first, so a subtree whose
+//!   fields were all empty collapses: `"Monitoring": {"State": null}`).
+//! - Opaque base64 blobs become `<base64 N chars>` (seed 000's content-only
+//!   gate: length ≥ 200, base64/url alphabet plus `\n\r`, ≥ 92 % alphanumeric).
+//! - PEM blocks become `<pem LABEL N chars>`.
+
+use serde_json::{Map, Value};
+
+/// The pruned document. The root itself is kept even when it empties
+/// (`{}` or `[]`), so there is always a document to print.
+pub fn sieve(value: Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(sieve_object(map)),
+        Value::Array(items) => Value::Array(sieve_array(items)),
+        other => prune(other).unwrap_or(Value::Null),
+    }
+}
+
+fn sieve_object(map: Map<String, Value>) -> Map<String, Value> {
+    map.into_iter().filter_map(|(k, v)| prune(v).map(|v| (k, v))).collect()
+}
+
+fn sieve_array(items: Vec<Value>) -> Vec<Value> {
+    items.into_iter().filter_map(prune).collect()
+}
+
+/// One value after pruning, or `None` when nothing informative is left.
+pub(crate) fn prune(value: Value) -> Option<Value> {
+    match value {
+        Value::Null => None,
+        Value::String(s) if s.is_empty() => None,
+        Value::String(s) => Some(Value::String(redact(s))),
+        Value::Array(items) => {
+            let items = sieve_array(items);
+            (!items.is_empty()).then_some(Value::Array(items))
+        }
+        Value::Object(map) => {
+            let map = sieve_object(map);
+            (!map.is_empty()).then_some(Value::Object(map))
+        }
+        other => Some(other),
+    }
+}
+
+/// Replaces a base64 blob or a PEM block by a short marker; other strings pass.
+pub fn redact(s: String) -> String {
+    if let Some(label) = pem_label(&s) {
+        return format!("<pem {label} {} chars>", s.chars().count());
+    }
+    if is_base64_blob(&s) {
+        return format!("<base64 {} chars>", s.len());
+    }
+    s
+}
+
+/// Seed 000's gate: long, only base64/base64url characters (and line breaks),
+/// and overwhelmingly alphanumeric. Passes JWTs (dots), UUIDs (short), prose.
+pub fn is_base64_blob(s: &str) -> bool {
+    if s.len() < 200 {
+        return false;
+    }
+    let mut alnum = 0usize;
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' => alnum += 1,
+            b'+' | b'/' | b'=' | b'-' | b'_' | b'\n' | b'\r' => {}
+            _ => return false,
+        }
+    }
+    alnum * 100 >= s.len() * 92
+}
+
+/// `-----BEGIN CERTIFICATE-----` ... `-----END CERTIFICATE-----` → "CERTIFICATE".
+fn pem_label(s: &str) -> Option<&str> {
+    let rest = s.trim_start().strip_prefix("-----BEGIN ")?;
+    let (label, after) = rest.split_once("-----")?;
+    let end = format!("-----END {label}-----");
+    (after.contains(&end) && !label.is_empty() && label.len() < 64).then_some(label)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn empties_collapse_bottom_up() {
+        let v = json!({"Monitoring": {"State": null}, "Tags": [], "Name": "", "Keep": 0, "F": false,
+                       "Deep": {"a": {"b": [null, {}, ""]}}});
+        assert_eq!(sieve(v), json!({"Keep": 0, "F": false}));
+    }
+
+    #[test]
+    fn eks_certificate_authority_becomes_a_marker() {
+        let blob = "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0t".repeat(41);
+        let v = json!({"certificateAuthority": {"data": blob}});
+        assert_eq!(
+            sieve(v),
+            json!({"certificateAuthority": {"data": format!("<base64 {} chars>", blob.len())}})
+        );
+    }
+
+    #[test]
+    fn jwt_api_key_uuid_and_prose_are_kept() {
+        let jwt =
+            format!("eyJhbGciOiJIUzI1NiJ9.{}.{}", "eyJzdWIiOiIxMjM0NTY3ODkwIn0".repeat(8), "a".repeat(43));
+        let api_key = "AKIAIOSFODNN7EXAMPLE";
+        let uuid = "123e4567-e89b-12d3-a456-426614174000";
+        let prose = "This is a long human readable description of a resource. ".repeat(5);
+        for s in [jwt.as_str(), api_key, uuid, prose.as_str()] {
+            assert_eq!(redact(s.to_string()), s);
+        }
+    }
+
+    #[test]
+    fn low_alphanumeric_ratio_is_not_a_blob() {
+        let s = "ab+/".repeat(60); // 50 % alphanumeric
+        assert!(!is_base64_blob(&s));
+        assert!(is_base64_blob(&"QUJD".repeat(60)));
+    }
+
+    #[test]
+    fn pem_blocks_are_redacted() {
+        let pem = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+        assert_eq!(redact(pem.to_string()), format!("<pem CERTIFICATE {} chars>", pem.len()));
+    }
+
+    #[test]
+    fn root_survives_even_when_empty() {
+        assert_eq!(sieve(json!({"a": null})), json!({}));
+        assert_eq!(sieve(json!([null])), json!([]));
+    }
+}

@@ -1,0 +1,338 @@
+//! The generic text treatment, for any output no tool filter claims.
+//!
+//! 1. Fold: a run of identical lines becomes `line (×N)`; a run of 3+ lines
+//!    that differ only in numbers, timestamps, hex ids becomes
+//!    `first line (×N similar)`. Signal lines (error/warn/fail/exception/
+//!    panic/traceback keywords, HTTP 4xx/5xx) only fold with their own kind.
+//! 2. If the folded text is still above `settings.text_threshold` chars, a
+//!    summary replaces it: counts, where the raw bytes are, head preview,
+//!    every buried signal line (by line number, with context), the most
+//!    common line shapes, tail preview.
+
+use std::collections::HashMap;
+
+use once_cell::sync::Lazy;
+use regex::Regex;
+
+use crate::pipeline::Settings;
+
+const HEAD: usize = 5;
+const TAIL: usize = 10;
+/// Preview and signal lines longer than this are cut (minified JSON, base64).
+const MAX_LINE: usize = 300;
+/// At most this many distinct signal-line shapes in a summary.
+const MAX_SIGNALS: usize = 40;
+
+static VARIABLE: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"0[xX][0-9a-fA-F]+|[0-9a-fA-F]*\d[0-9a-fA-F]*").expect("valid variable-part regex")
+});
+// Whole words only: `libgpg-error-dev` or `error_count` are not errors, a
+// CamelCase `ValueError` is.
+static KEYWORD: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(concat!(
+        r"(?i:(?:^|[^\w-])(?:error|errors|err|warn|warning|warnings|fail|fails|failed|failing|failure|failures|fatal|",
+        r"exception|exceptions|panic|panicked|traceback|critical)(?:$|[^\w-]))|[a-z](?:Error|Exception)\b"
+    ))
+    .expect("valid keyword regex")
+});
+static HTTP_ERROR: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r#"(?i)(?:HTTP/\d(?:\.\d)?"?\s+|\bstatus(?:[ _]?code)?["']?[=: ]+|\bcode[=: ]+)[45]\d\d\b"#)
+        .expect("valid http status regex")
+});
+const KEYWORDS: &[&str] = &["error", "warn", "fail", "exception", "panic", "traceback"];
+
+/// The line with every number and long hex id replaced by `#`.
+pub fn shape(line: &str) -> String {
+    VARIABLE.replace_all(line, "#").into_owned()
+}
+
+/// A line an agent must see even when everything around it is folded away.
+pub fn is_signal(line: &str) -> bool {
+    KEYWORD.is_match(line) || HTTP_ERROR.is_match(line)
+}
+
+/// One folded run of lines.
+#[derive(Debug)]
+struct Run<'a> {
+    /// Index of the first line of the run.
+    first: usize,
+    text: &'a str,
+    /// The second line, shown when a similar run has only two lines.
+    second: Option<&'a str>,
+    count: usize,
+    identical: bool,
+    shape: String,
+    signal: bool,
+}
+
+fn fold<'a>(lines: &[&'a str]) -> Vec<Run<'a>> {
+    let mut runs: Vec<Run<'a>> = Vec::new();
+    for (i, &line) in lines.iter().enumerate() {
+        let signal = is_signal(line);
+        if let Some(last) = runs.last_mut() {
+            if line == last.text && last.identical {
+                last.count += 1;
+                continue;
+            }
+            if !line.trim().is_empty() && signal == last.signal {
+                let s = shape(line);
+                if s == last.shape {
+                    last.count += 1;
+                    last.identical = false;
+                    last.second.get_or_insert(line);
+                    continue;
+                }
+            }
+        }
+        runs.push(Run {
+            first: i,
+            text: line,
+            second: None,
+            count: 1,
+            identical: true,
+            shape: shape(line),
+            signal,
+        });
+    }
+    runs
+}
+
+fn cut(line: &str) -> String {
+    if line.chars().count() <= MAX_LINE {
+        return line.to_string();
+    }
+    let head: String = line.chars().take(MAX_LINE).collect();
+    format!("{head}… (+{} chars)", line.chars().count() - MAX_LINE)
+}
+
+fn render_run(run: &Run, out: &mut Vec<String>, shorten: bool) {
+    let text = if shorten { cut(run.text) } else { run.text.to_string() };
+    if run.count == 1 || (run.identical && run.text.trim().is_empty()) {
+        out.push(text);
+    } else if run.identical {
+        out.push(format!("{text} (×{})", run.count));
+    } else if run.count == 2 {
+        out.push(text);
+        let second = run.second.unwrap_or_default();
+        out.push(if shorten { cut(second) } else { second.to_string() });
+    } else {
+        out.push(format!("{text} (×{} similar)", run.count));
+    }
+}
+
+/// The generic rendering of cleaned text; `None` when it would change nothing.
+pub fn render(text: &str, exit_code: i32, settings: &Settings) -> Option<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let runs = fold(&lines);
+    let mut folded = Vec::new();
+    for run in &runs {
+        render_run(run, &mut folded, false);
+    }
+    let mut body = folded.join("\n");
+    body.push('\n');
+    let large = text.len() > settings.text_threshold;
+    if body.len() > settings.text_threshold {
+        body = summary(&lines, &runs, text.len(), settings);
+    } else if runs.len() == lines.len() && exit_code == 0 {
+        return None;
+    }
+    if exit_code != 0 {
+        body.push_str(&format!("exit {exit_code}\n"));
+    }
+    if large && let Some(note) = &settings.raw_note {
+        body.push_str(note.trim_end());
+        body.push('\n');
+    }
+    Some(body)
+}
+
+fn keyword_counts(lines: &[&str]) -> String {
+    let mut counts = [0usize; KEYWORDS.len()];
+    for line in lines {
+        let found: String = KEYWORD.find_iter(line).map(|m| m.as_str().to_ascii_lowercase()).collect();
+        for (k, word) in KEYWORDS.iter().enumerate() {
+            if found.contains(word) {
+                counts[k] += 1;
+            }
+        }
+    }
+    let parts: Vec<String> =
+        KEYWORDS.iter().zip(counts).filter(|(_, n)| *n > 0).map(|(w, n)| format!("{w} {n}")).collect();
+    if parts.is_empty() { "none".to_string() } else { parts.join(", ") }
+}
+
+fn summary(lines: &[&str], runs: &[Run], chars: usize, _settings: &Settings) -> String {
+    let mut out = Vec::new();
+    out.push(format!("{} lines, {} chars; keyword lines: {}", lines.len(), chars, keyword_counts(lines)));
+
+    let head_runs = runs.len().min(HEAD);
+    let tail_start = runs.len().saturating_sub(TAIL).max(head_runs);
+    let shown_until = runs.get(head_runs).map_or(lines.len(), |r| r.first);
+    let tail_from = runs.get(tail_start).map_or(lines.len(), |r| r.first);
+
+    out.push("head:".into());
+    for run in &runs[..head_runs] {
+        render_run(run, &mut out, true);
+    }
+
+    // Signal lines buried between head and tail, one per shape, with context.
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut picked: Vec<usize> = Vec::new();
+    let mut dropped = 0usize;
+    for (i, line) in lines.iter().enumerate().take(tail_from).skip(shown_until) {
+        if !is_signal(line) {
+            continue;
+        }
+        let s = shape(line);
+        if let Some(n) = seen.get_mut(&s) {
+            *n += 1;
+            continue;
+        }
+        if seen.len() >= MAX_SIGNALS {
+            dropped += 1;
+            continue;
+        }
+        seen.insert(s, 1);
+        picked.push(i);
+    }
+    if !picked.is_empty() {
+        out.push(format!(
+            "signal lines ({} shown of {}):",
+            picked.len(),
+            picked.len() + dropped + repeats(&seen)
+        ));
+        let mut last_printed: Option<usize> = None;
+        for &i in &picked {
+            let from = i.saturating_sub(1).max(shown_until);
+            let to = (i + 1).min(tail_from.saturating_sub(1));
+            for (j, line) in lines.iter().enumerate().take(to + 1).skip(from) {
+                if last_printed.is_some_and(|p| j <= p) {
+                    continue;
+                }
+                if last_printed.is_some_and(|p| j > p + 1) || (last_printed.is_none() && j > shown_until) {
+                    out.push("…".into());
+                }
+                let n = seen.get(&shape(line)).copied().filter(|_| is_signal(line)).unwrap_or(1);
+                let more = if j == i && n > 1 { format!(" (×{n} similar in all)") } else { String::new() };
+                out.push(format!("L{}: {}{more}", j + 1, cut(line)));
+                last_printed = Some(j);
+            }
+        }
+    }
+
+    // What the bulk of the output looks like.
+    let mut shapes: HashMap<String, (usize, usize)> = HashMap::new();
+    for (i, line) in lines.iter().enumerate() {
+        if line.trim().is_empty() || is_signal(line) {
+            continue;
+        }
+        shapes.entry(shape(line)).or_insert((0, i)).0 += 1;
+    }
+    let mut common: Vec<(usize, usize)> = shapes.into_values().filter(|(n, _)| *n >= 10).collect();
+    common.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    if !common.is_empty() {
+        out.push("most common lines:".into());
+        for (n, i) in common.into_iter().take(5) {
+            out.push(format!("{n}× {}", cut(lines[i])));
+        }
+    }
+
+    out.push("tail:".into());
+    if tail_start > head_runs {
+        for run in &runs[tail_start..] {
+            render_run(run, &mut out, true);
+        }
+    }
+    let mut text = out.join("\n");
+    text.push('\n');
+    text
+}
+
+fn repeats(seen: &HashMap<String, usize>) -> usize {
+    seen.values().map(|n| n - 1).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(threshold: usize) -> Settings {
+        Settings { text_threshold: threshold, ..Settings::default() }
+    }
+
+    #[test]
+    fn identical_runs_collapse_with_count() {
+        let text = format!("start\n{}end\n", "same\n".repeat(47));
+        let out = render(&text, 0, &settings(4000)).unwrap();
+        assert_eq!(out, "start\nsame (×47)\nend\n");
+    }
+
+    #[test]
+    fn lines_differing_in_numbers_fold() {
+        let text: String =
+            (0..20).map(|i| format!("12:00:{i:02} worker {i} processed batch 0x{i:08x}\n")).collect();
+        let out = render(&text, 0, &settings(4000)).unwrap();
+        assert_eq!(out, "12:00:00 worker 0 processed batch 0x00000000 (×20 similar)\n");
+    }
+
+    #[test]
+    fn two_similar_lines_stay() {
+        let out = render("step 1 done\nstep 2 done\nfinal line\n", 3, &settings(4000)).unwrap();
+        assert_eq!(out, "step 1 done\nstep 2 done\nfinal line\nexit 3\n");
+    }
+
+    #[test]
+    fn signal_lines_do_not_fold_into_noise() {
+        let mut text = String::new();
+        for i in 0..10 {
+            text.push_str(&format!("GET /a/{i} HTTP/1.1\" 200 -\n"));
+        }
+        text.push_str("GET /a/99 HTTP/1.1\" 404 -\n");
+        let out = render(&text, 0, &settings(4000)).unwrap();
+        assert!(out.contains("GET /a/99 HTTP/1.1\" 404 -"), "{out}");
+        assert!(out.contains("(×10 similar)"), "{out}");
+    }
+
+    #[test]
+    fn unchanged_text_declines() {
+        assert!(render("alpha\nbeta\ngamma\n", 0, &settings(4000)).is_none());
+    }
+
+    #[test]
+    fn large_output_gets_summary_with_buried_signal_and_note() {
+        let mut text = String::new();
+        let (who, what) =
+            (["alice", "bob", "carol", "dave", "erin"], ["reads", "writes", "deletes", "moves"]);
+        for i in 0..2000 {
+            text.push_str(&format!("{} {} file {i} in the shared folder\n", who[i % 5], what[i % 4]));
+            if i == 1234 {
+                text.push_str("Traceback: something exploded at stage 4\n");
+            }
+        }
+        let s = Settings { raw_note: Some("raw: abc123 (tokensieve show abc123)".into()), ..settings(4000) };
+        let out = render(&text, 1, &s).unwrap();
+        assert!(out.starts_with("2001 lines"), "{out}");
+        assert!(out.contains("L1236: Traceback: something exploded at stage 4"), "{out}");
+        assert!(out.contains("most common lines:\n100× alice reads file 0 in the shared folder"), "{out}");
+        assert!(out.contains("exit 1\nraw: abc123"), "{out}");
+        assert!(out.contains("keyword lines: traceback 1"), "{out}");
+        assert!(out.len() < 3000, "{}", out.len());
+    }
+
+    #[test]
+    fn keywords_are_whole_words() {
+        assert!(is_signal("ERROR: disk full"));
+        assert!(is_signal("ValueError: bad pct"));
+        assert!(is_signal("2 tests failed"));
+        assert!(!is_signal("install libgpg-error-dev:amd64 1.46-1"));
+        assert!(!is_signal("error_count=0 liberror-perl"));
+    }
+
+    #[test]
+    fn http_statuses_are_signal() {
+        assert!(is_signal(r#"127.0.0.1 - - [x] "GET /.env HTTP/1.1" 404 -"#));
+        assert!(is_signal("code 501, message Unsupported method"));
+        assert!(!is_signal(r#"127.0.0.1 - - [x] "GET /a HTTP/1.1" 200 -"#));
+        assert!(!is_signal("processed 404 items"));
+    }
+}

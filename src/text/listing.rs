@@ -1,0 +1,422 @@
+//! Listings: grep/rg hits, find/fd paths, ls -l / ls -R.
+//!
+//! Shared rules: hits and files inside dependency or build directories
+//! (node_modules, site-packages, vendor, target, __pycache__...) are
+//! summarised per package unless they are all there is; the rest is grouped
+//! by file or directory. Every shown hit stays literally `path:line: text`
+//! (agents copy it); when there are too many, each file or directory shows
+//! its first entries and counts the rest (the raw output is stored).
+
+use std::collections::{BTreeMap, HashMap};
+
+use once_cell::sync::Lazy;
+use regex::Regex;
+
+use super::{Filter, Invocation};
+
+pub struct Grep;
+pub struct Find;
+pub struct Ls;
+
+/// Directories whose contents are dependencies, caches or build output.
+const VENDORED: &[&str] = &[
+    "node_modules",
+    "site-packages",
+    "dist-packages",
+    ".venv",
+    "venv",
+    "vendor",
+    "target",
+    ".git",
+    "__pycache__",
+    ".tox",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    ".next",
+    ".nuxt",
+    ".cache",
+    ".gradle",
+    "bower_components",
+];
+/// Hits shown per file at most, and in total (the per-file cap shrinks first).
+const HITS_PER_FILE: usize = 10;
+const MAX_HITS: usize = 400;
+/// File names shown in a `find` listing at most.
+const MAX_NAMES: usize = 800;
+const MAX_TEXT: usize = 160;
+/// A listing's summary aims at no more than this share of the raw size.
+const SHARE: f64 = 0.35;
+/// Below this many hits/paths in dependency folders they are listed normally.
+const VENDORED_MIN: usize = 50;
+
+static HIT: Lazy<Regex> = Lazy::new(|| Regex::new(r"^(.+?):(\d+):(.*)$").unwrap());
+static LS_ENTRY: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"^([-dlcbps][-rwxsStT@+.]{9,10})\s+\d+\s+(\S+)\s+(\S+)\s+([\d,]+(?:\.\d+)?[KMGTP]?)\s+(\w{3}\s+\d{1,2}\s+[\d:]{4,5}|\d{4}-\d\d-\d\d(?: [\d:]+)?)\s(.+)$").unwrap()
+});
+
+/// The vendored folder a path goes through, as `prefix/folder/package`
+/// (`./site-packages/sympy`), or `None` for the project's own files.
+fn vendored_root(path: &str) -> Option<(String, String)> {
+    let parts: Vec<&str> = path.split('/').collect();
+    let k = parts.iter().position(|p| VENDORED.contains(p))?;
+    let root = parts[..=k].join("/");
+    // the package below the folder; a file directly inside counts as "(files)"
+    let pkg = if k + 2 < parts.len() { parts[k + 1].to_string() } else { "(files)".to_string() };
+    Some((root, pkg))
+}
+
+/// `root/: N <what> in M files — pkg1 n, pkg2 n, …` per vendored folder.
+fn vendored_lines(hits: &[(String, String)], files: &HashMap<String, usize>, what: &str) -> Vec<String> {
+    let mut per_root: BTreeMap<String, (usize, Vec<(String, usize)>)> = BTreeMap::new();
+    let mut order: Vec<String> = Vec::new();
+    for (root, pkg) in hits {
+        let e = per_root.entry(root.clone()).or_insert_with(|| {
+            order.push(root.clone());
+            (0, Vec::new())
+        });
+        e.0 += 1;
+        match e.1.iter_mut().find(|(p, _)| p == pkg) {
+            Some(x) => x.1 += 1,
+            None => e.1.push((pkg.clone(), 1)),
+        }
+    }
+    let mut out = Vec::new();
+    for root in order {
+        let (n, mut pkgs) = per_root.remove(&root).unwrap_or_default();
+        pkgs.sort_by_key(|p| std::cmp::Reverse(p.1));
+        let shown: Vec<String> = pkgs.iter().take(12).map(|(p, c)| format!("{p} {c}")).collect();
+        let more = if pkgs.len() > 12 { format!(", +{} more", pkgs.len() - 12) } else { String::new() };
+        let nfiles = files.get(&root).copied().unwrap_or(0);
+        let in_files = if what == "matches" { format!(" in {nfiles} files") } else { String::new() };
+        out.push(format!(
+            "{root}/ (dependencies, not listed): {n} {what}{in_files}: {}{more}",
+            shown.join(", ")
+        ));
+    }
+    out
+}
+
+impl Filter for Grep {
+    fn name(&self) -> &'static str {
+        "grep"
+    }
+
+    fn claims(&self, inv: &Invocation) -> bool {
+        inv.is(&["grep", "egrep", "fgrep", "rg", "ag", "ack"]) || (inv.tool == "git" && inv.sub() == "grep")
+    }
+
+    fn summarize(&self, _inv: &Invocation, text: &str, _exit: i32) -> Option<String> {
+        grep(text)
+    }
+}
+
+fn grep(text: &str) -> Option<String> {
+    let lines: Vec<&str> = text.lines().filter(|l| !l.is_empty()).collect();
+    let hits: Vec<Option<(String, String, String)>> = lines
+        .iter()
+        .map(|l| HIT.captures(l).map(|c| (c[1].to_string(), c[2].to_string(), c[3].to_string())))
+        .collect();
+    let matched = hits.iter().filter(|h| h.is_some()).count();
+    // only `path:line:text` output (grep -n, rg): anything else is not ours
+    if matched < 2 || matched * 10 < lines.len() * 9 {
+        return None;
+    }
+    let vendored_count = hits.iter().flatten().filter(|(p, _, _)| vendored_root(p).is_some()).count();
+    let fold_vendored = vendored_count >= VENDORED_MIN && vendored_count < matched;
+    let mut files: Vec<(String, Vec<(String, String)>)> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut vend_hits: Vec<(String, String)> = Vec::new();
+    let mut vend_files: HashMap<String, usize> = HashMap::new();
+    let mut seen_vend_file: HashMap<String, ()> = HashMap::new();
+    let mut other: Vec<String> = Vec::new();
+    for (line, hit) in lines.iter().zip(hits) {
+        let Some((path, num, body)) = hit else {
+            other.push(line.to_string());
+            continue;
+        };
+        if fold_vendored && let Some((root, pkg)) = vendored_root(&path) {
+            if seen_vend_file.insert(path.clone(), ()).is_none() {
+                *vend_files.entry(root.clone()).or_default() += 1;
+            }
+            vend_hits.push((root, pkg));
+            continue;
+        }
+        let k = *index.entry(path.clone()).or_insert_with(|| {
+            files.push((path.clone(), Vec::new()));
+            files.len() - 1
+        });
+        files[k].1.push((num, body));
+    }
+    let budget = (text.len() as f64 * SHARE) as usize;
+    let size = |cap: usize| -> usize {
+        files
+            .iter()
+            .map(|(p, hs)| {
+                hs.iter()
+                    .take(cap)
+                    .map(|(n, b)| p.len() + n.len() + 3 + b.trim().len().min(MAX_TEXT))
+                    .sum::<usize>()
+            })
+            .sum()
+    };
+    let mut cap = HITS_PER_FILE;
+    while cap > 1
+        && (files.iter().map(|f| f.1.len().min(cap)).sum::<usize>() > MAX_HITS || size(cap) > budget)
+    {
+        cap -= 1;
+    }
+    let mut out = vec![format!("{matched} matches in {} files", files.len() + seen_vend_file.len())];
+    let mut shown = 0usize;
+    for (k, (path, hs)) in files.iter().enumerate() {
+        if shown >= MAX_HITS {
+            out.push(format!("… {} more files with matches", files.len() - k));
+            break;
+        }
+        for (num, body) in hs.iter().take(cap) {
+            out.push(format!("{path}:{num}: {}", clip(body.trim())));
+            shown += 1;
+        }
+        if hs.len() > cap {
+            let rest: Vec<&str> = hs[cap..].iter().map(|(n, _)| n.as_str()).collect();
+            out.push(format!("{path}: +{} more at lines {}", rest.len(), rest.join(",")));
+        }
+    }
+    out.extend(vendored_lines(&vend_hits, &vend_files, "matches"));
+    out.extend(other);
+    Some(out.join("\n") + "\n")
+}
+
+fn clip(s: &str) -> String {
+    if s.chars().count() <= MAX_TEXT {
+        return s.to_string();
+    }
+    let head: String = s.chars().take(MAX_TEXT).collect();
+    format!("{head}…")
+}
+
+impl Filter for Find {
+    fn name(&self) -> &'static str {
+        "find"
+    }
+
+    fn claims(&self, inv: &Invocation) -> bool {
+        inv.is(&["find", "fd", "fdfind"])
+            && !inv.args.iter().any(|a| a == "-ls" || a == "-printf" || a == "-exec")
+    }
+
+    fn summarize(&self, _inv: &Invocation, text: &str, _exit: i32) -> Option<String> {
+        find(text)
+    }
+}
+
+fn find(text: &str) -> Option<String> {
+    let paths: Vec<&str> = text.lines().filter(|l| !l.is_empty()).collect();
+    if paths.len() < 20
+        || paths.iter().any(|p| p.contains(": ") && p.starts_with("find:")) && paths.len() < 40
+    {
+        return None;
+    }
+    let vendored_count = paths.iter().filter(|p| vendored_root(p).is_some()).count();
+    let fold_vendored = vendored_count >= VENDORED_MIN && vendored_count < paths.len();
+    let mut dirs: Vec<(String, Vec<String>)> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut vend: Vec<(String, String)> = Vec::new();
+    let mut other = Vec::new();
+    for p in &paths {
+        if p.starts_with("find: ") {
+            other.push(p.to_string());
+            continue;
+        }
+        if fold_vendored && let Some(root) = vendored_root(p) {
+            vend.push(root);
+            continue;
+        }
+        let (dir, name) = match p.rsplit_once('/') {
+            Some((d, n)) => (format!("{d}/"), n.to_string()),
+            None => (String::new(), p.to_string()),
+        };
+        let k = *index.entry(dir.clone()).or_insert_with(|| {
+            dirs.push((dir.clone(), Vec::new()));
+            dirs.len() - 1
+        });
+        dirs[k].1.push(name);
+    }
+    for (_, names) in &mut dirs {
+        names.sort();
+    }
+    // names per directory: as many as fit both the name count and the size budget
+    let budget = (text.len() as f64 * SHARE) as usize;
+    let fits = |cap: usize| {
+        let names: usize = dirs.iter().map(|d| d.1.len().min(cap)).sum();
+        let chars: usize = dirs
+            .iter()
+            .map(|d| d.0.len() + 12 + d.1.iter().take(cap).map(|n| n.len() + 1).sum::<usize>())
+            .sum();
+        names <= MAX_NAMES && chars <= budget
+    };
+    let mut cap = usize::MAX;
+    if !fits(cap) {
+        cap = 1;
+        while fits(cap + 1) {
+            cap += 1;
+        }
+    }
+    let mut out = vec![format!("{} paths in {} directories", paths.len(), dirs.len())];
+    for (dir, names) in &dirs {
+        let label = if dir.is_empty() { "." } else { dir.as_str() };
+        let more =
+            if names.len() > cap { format!(" … +{} more", names.len() - cap) } else { String::new() };
+        let shown: Vec<&str> = names.iter().take(cap).map(String::as_str).collect();
+        out.push(format!("{label} {}{more}", shown.join(" ")));
+    }
+    out.extend(vendored_lines(&vend, &HashMap::new(), "paths"));
+    out.extend(other);
+    Some(out.join("\n") + "\n")
+}
+
+impl Filter for Ls {
+    fn name(&self) -> &'static str {
+        "ls"
+    }
+
+    fn claims(&self, inv: &Invocation) -> bool {
+        inv.tool == "ls" && (inv.has_short('l') || inv.has_short('R') || inv.has_flag("--recursive"))
+    }
+
+    fn summarize(&self, _inv: &Invocation, text: &str, _exit: i32) -> Option<String> {
+        ls(text)
+    }
+}
+
+/// `ls -l`/`-R`: per directory its header, `total`, then `name size` for
+/// files and `name/` for directories; mode and owner shown only when they
+/// differ from the listing's usual ones; dependency/cache folders counted.
+fn ls(text: &str) -> Option<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let entries: Vec<Option<regex::Captures>> = lines.iter().map(|l| LS_ENTRY.captures(l)).collect();
+    let n_entries = entries.iter().filter(|e| e.is_some()).count();
+    if n_entries < 5 {
+        return None;
+    }
+    let common = |col: usize| -> String {
+        let mut counts: HashMap<String, usize> = HashMap::new();
+        for c in entries.iter().flatten() {
+            *counts.entry(c[col].to_string()).or_default() += 1;
+        }
+        counts.into_iter().max_by_key(|(_, n)| *n).map(|(k, _)| k).unwrap_or_default()
+    };
+    let (owner, group) = (common(2), common(3));
+    let mut out = vec![format!("(owner {owner}:{group} unless shown; dates omitted)")];
+    let mut skipping: Option<(usize, String)> = None;
+    let mut row: Vec<String> = Vec::new();
+    let flush = |row: &mut Vec<String>, out: &mut Vec<String>| {
+        if !row.is_empty() {
+            out.push(row.join("  "));
+            row.clear();
+        }
+    };
+    for (line, entry) in lines.iter().zip(&entries) {
+        if line.ends_with(':') && entry.is_none() {
+            flush(&mut row, &mut out);
+            if let Some((n, dir)) = skipping.take() {
+                out.push(format!("{dir} {n} entries (cache/dependency folder, not listed)"));
+            }
+            let dir = line.trim_end_matches(':');
+            if dir.split('/').any(|p| VENDORED.contains(&p)) {
+                skipping = Some((0, line.to_string()));
+            } else {
+                out.push(line.to_string());
+            }
+            continue;
+        }
+        if let Some((n, _)) = skipping.as_mut() {
+            if entry.is_some() {
+                *n += 1;
+            }
+            continue;
+        }
+        let Some(c) = entry else {
+            flush(&mut row, &mut out);
+            if !line.trim().is_empty() {
+                out.push(line.to_string());
+            }
+            continue;
+        };
+        let (mode, size, name) = (&c[1], &c[4], &c[6]);
+        if name == "." || name == ".." {
+            continue;
+        }
+        let mut item = if mode.starts_with('d') {
+            format!("{name}/")
+        } else if mode.starts_with('l') {
+            name.to_string()
+        } else {
+            format!("{name} {size}")
+        };
+        let usual = if mode.starts_with('d') {
+            mode.starts_with("drwxr-xr-x")
+        } else {
+            mode.starts_with("-rw-r--r--")
+        };
+        if !usual && !mode.starts_with('l') {
+            item.push_str(&format!(" {mode}"));
+        }
+        if c[2] != *owner || c[3] != *group {
+            item.push_str(&format!(" {}:{}", &c[2], &c[3]));
+        }
+        row.push(item);
+    }
+    flush(&mut row, &mut out);
+    if let Some((n, dir)) = skipping {
+        out.push(format!("{dir} {n} entries (cache/dependency folder, not listed)"));
+    }
+    Some(out.join("\n") + "\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grep_keeps_literal_locations_and_folds_dependencies() {
+        let mut text = String::new();
+        for i in 0..60 {
+            text.push_str(&format!("./node_modules/pkg{}/index.js:{i}:  throw new Error()\n", i % 3));
+        }
+        for i in 0..15 {
+            text.push_str(&format!("./src/app.js:{}:    throw new Error('x')\n", i * 10 + 1));
+        }
+        let out = grep(&text).unwrap();
+        assert!(out.contains("./src/app.js:1: throw new Error('x')"), "{out}");
+        assert!(out.contains("./src/app.js:91: throw"));
+        assert!(out.contains("./src/app.js: +5 more at lines 101,111,121,131,141"));
+        assert!(
+            out.contains("./node_modules/ (dependencies, not listed): 60 matches in 3 files: pkg0 20"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn find_groups_by_directory() {
+        let paths: String = (0..30).map(|i| format!("./src/mod{}/f{i}.rs\n", i % 2)).collect();
+        let out = find(&paths).unwrap();
+        assert!(out.starts_with("30 paths in 2 directories\n./src/mod0/ f0.rs f10.rs"), "{out}");
+    }
+
+    #[test]
+    fn ls_long_compacts_rows() {
+        let text = "d:\ntotal 24\ndrwxr-xr-x 2 root root 4096 May  9  2026 .\ndrwxr-xr-x 9 root root 4096 May  9  2026 ..\n-rw-r--r-- 1 root root  120 May  9  2026 a.py\n-rwxr-xr-x 1 root root 7000 May  9  2026 run.sh\ndrwxr-xr-x 2 root root 4096 May  9  2026 sub\n-rw-r--r-- 1 dev  dev    10 May  9 12:00 b.py\n-rw-r--r-- 1 root root    5 May  9  2026 c.py\n";
+        let out = ls(text).unwrap();
+        assert_eq!(
+            out,
+            "(owner root:root unless shown; dates omitted)\nd:\ntotal 24\na.py 120  run.sh 7000 -rwxr-xr-x  sub/  b.py 10 dev:dev  c.py 5\n"
+        );
+    }
+
+    #[test]
+    fn not_a_listing_declines() {
+        assert!(grep("just some words\nand more\n").is_none());
+        assert!(ls("a.py\nb.py\n").is_none());
+    }
+}

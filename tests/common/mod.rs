@@ -1,0 +1,164 @@
+//! Shared set-up for the shim tests: a temp dir with a shim folder (symlinks
+//! named like tools, pointing at the built binary) first on PATH, a folder of
+//! small real tool scripts after it, and TOKENSIEVE_HOME inside the temp dir.
+#![allow(dead_code)]
+
+use std::ffi::OsString;
+use std::fs;
+use std::os::unix::fs::{PermissionsExt, symlink};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Output};
+use std::time::{Duration, Instant};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_tokensieve");
+
+/// Variables that would change the policy if the test runner had them.
+const POLICY_VARS: &[&str] = &[
+    "CLAUDECODE",
+    "CODEX_CI",
+    "CODEX_SANDBOX",
+    "CODEX_THREAD_ID",
+    "GEMINI_CLI",
+    "CURSOR_AGENT",
+    "CURSOR_EXTENSION_HOST_ROLE",
+    "OPENCODE",
+    "OPENCODE_CLIENT",
+    "AGENT",
+    "AI_AGENT",
+    "COPILOT_CLI",
+    "TOKENSIEVE",
+    "TOKENSIEVE_DEPTH",
+    "TOKENSIEVE_SHIMS",
+    "TOKENSIEVE_DEBUG",
+];
+
+pub struct Sandbox {
+    pub dir: tempfile::TempDir,
+    pub shims: PathBuf,
+    pub tools: PathBuf,
+    pub home: PathBuf,
+    /// Folders placed before `shims` on PATH (extra shim folders).
+    pub front: Vec<PathBuf>,
+}
+
+impl Sandbox {
+    pub fn new() -> Sandbox {
+        let dir = tempfile::tempdir().unwrap();
+        let shims = dir.path().join("shims");
+        let tools = dir.path().join("tools");
+        let home = dir.path().join("home");
+        for d in [&shims, &tools, &home] {
+            fs::create_dir_all(d).unwrap();
+        }
+        Sandbox { dir, shims, tools, home, front: Vec::new() }
+    }
+
+    /// `shims/NAME -> tokensieve`.
+    pub fn shim(&self, name: &str) -> PathBuf {
+        let link = self.shims.join(name);
+        symlink(BIN, &link).unwrap();
+        link
+    }
+
+    /// A real tool: an executable script `tools/NAME`.
+    pub fn tool(&self, name: &str, script: &str) -> PathBuf {
+        let path = self.tools.join(name);
+        fs::write(&path, script).unwrap();
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    }
+
+    /// A tool script and its shim.
+    pub fn shimmed(&self, name: &str, script: &str) -> PathBuf {
+        self.tool(name, script);
+        self.shim(name)
+    }
+
+    pub fn path_var(&self) -> OsString {
+        let mut dirs: Vec<PathBuf> = self.front.clone();
+        dirs.push(self.shims.clone());
+        dirs.push(self.tools.clone());
+        dirs.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()));
+        std::env::join_paths(dirs).unwrap()
+    }
+
+    /// A command with our PATH and home, and no policy variables from outside.
+    pub fn cmd(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+        let mut cmd = Command::new(program);
+        for v in POLICY_VARS {
+            cmd.env_remove(v);
+        }
+        cmd.env("PATH", self.path_var()).env("TOKENSIEVE_HOME", &self.home);
+        cmd
+    }
+
+    /// Same, as an agent would run it.
+    pub fn agent(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+        let mut cmd = self.cmd(program);
+        cmd.env("CLAUDECODE", "1");
+        cmd
+    }
+
+    /// `bash -c SCRIPT` as an agent (the agent reads bash's stdout).
+    pub fn agent_bash(&self, script: &str) -> Command {
+        let mut cmd = self.agent("bash");
+        cmd.arg("-c").arg(script);
+        cmd
+    }
+
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+}
+
+/// The receipt line on stderr, if any.
+pub fn receipt(stderr: &[u8]) -> Option<String> {
+    String::from_utf8_lossy(stderr).lines().find(|l| l.starts_with("[TokenSieve]")).map(str::to_owned)
+}
+
+/// Runs with a deadline (a looping shim must fail the test, not hang it).
+pub fn output_within(cmd: &mut Command, limit: Duration) -> Output {
+    use std::process::Stdio;
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let child = cmd.spawn().unwrap();
+    wait_within(child, limit)
+}
+
+pub fn wait_within(child: Child, limit: Duration) -> Output {
+    let pid = child.id();
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = done.clone();
+    let watchdog = std::thread::spawn(move || {
+        let start = Instant::now();
+        while start.elapsed() < limit {
+            if flag.load(std::sync::atomic::Ordering::SeqCst) {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        // SAFETY: signalling a child we spawned.
+        unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+        true
+    });
+    let out = child.wait_with_output().unwrap();
+    done.store(true, std::sync::atomic::Ordering::SeqCst);
+    assert!(
+        !watchdog.join().unwrap(),
+        "timed out after {limit:?}; stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+pub fn code(status: ExitStatus) -> i32 {
+    use std::os::unix::process::ExitStatusExt;
+    status.code().unwrap_or_else(|| 128 + status.signal().unwrap())
+}
+
+pub fn wait_for_file(path: &Path, limit: Duration) {
+    let start = Instant::now();
+    while !path.exists() {
+        assert!(start.elapsed() < limit, "{} never appeared", path.display());
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}

@@ -1,0 +1,452 @@
+//! The shim end to end: real processes, a real symlink named like a tool first
+//! on PATH, real pipes, files, signals and exit codes.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::*;
+
+const MINUTE: Duration = Duration::from_secs(60);
+const META: &str = "cargo metadata --format-version 1 --no-deps";
+
+/// The real `cargo metadata` output for this crate, straight from cargo.
+fn real_metadata() -> Vec<u8> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .args(["metadata", "--format-version", "1", "--no-deps"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    out.stdout
+}
+
+fn cargo_sandbox() -> Sandbox {
+    let sb = Sandbox::new();
+    sb.shim("cargo");
+    sb
+}
+
+fn in_crate(mut cmd: Command) -> Command {
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR"));
+    cmd
+}
+
+#[test]
+fn an_agent_reading_stdout_gets_the_compressed_form_and_a_receipt() {
+    let sb = cargo_sandbox();
+    let raw = real_metadata();
+    // The agent spawned the tool itself, and the agent spawned `bash -c`.
+    let direct = in_crate({
+        let mut c = sb.agent(sb.shims.join("cargo"));
+        c.args(["metadata", "--format-version", "1", "--no-deps"]);
+        c
+    })
+    .output()
+    .unwrap();
+    let via_bash = in_crate(sb.agent_bash(META)).output().unwrap();
+    for out in [direct, via_bash] {
+        assert!(out.status.success());
+        let receipt = receipt(&out.stderr).expect("a receipt on stderr");
+        assert!(receipt.contains("Original: "), "{receipt}");
+        if receipt.ends_with("Shape: raw") {
+            assert_eq!(out.stdout, raw);
+        } else {
+            assert!(out.stdout.len() < raw.len(), "{receipt}");
+        }
+    }
+}
+
+#[test]
+fn program_consumers_get_the_raw_bytes_and_no_receipt() {
+    let sb = cargo_sandbox();
+    let raw = real_metadata();
+    let file = sb.path("out.json");
+    let cases: Vec<(&str, String)> = vec![
+        ("piped into a program", format!("{META} | cat")),
+        (
+            "piped into python",
+            format!("{META} | python3 -c 'import sys; sys.stdout.write(sys.stdin.read())'"),
+        ),
+        ("captured by $(...)", format!("x=$({META}); printf '%s\\n' \"$x\"")),
+        ("captured by $(...; ...)", format!("x=$({META}; true); printf '%s\\n' \"$x\"")),
+        ("redirected to a file", format!("{META} > '{}' && cat '{}'", file.display(), file.display())),
+    ];
+    for (what, script) in cases {
+        let out = in_crate(sb.agent_bash(&script)).output().unwrap();
+        assert!(out.status.success(), "{what}");
+        assert_eq!(receipt(&out.stderr), None, "{what}");
+        assert_eq!(out.stdout, raw, "{what}");
+    }
+    let head = in_crate(sb.agent_bash(&format!("{META} | head -c 40"))).output().unwrap();
+    assert_eq!(receipt(&head.stderr), None);
+    assert_eq!(head.stdout, raw[..40]);
+}
+
+#[test]
+fn without_an_agent_marker_or_with_tokensieve_off_nothing_changes() {
+    let sb = cargo_sandbox();
+    let raw = real_metadata();
+    let mut human = in_crate(sb.cmd("bash"));
+    human.arg("-c").arg(META);
+    let mut off = in_crate(sb.agent_bash(META));
+    off.env("TOKENSIEVE", "off");
+    for mut cmd in [human, off] {
+        let out = cmd.output().unwrap();
+        assert!(out.status.success());
+        assert_eq!(receipt(&out.stderr), None);
+        assert_eq!(out.stdout, raw);
+    }
+    // TOKENSIEVE=on stands in for a marker.
+    let mut on = in_crate(sb.cmd("bash"));
+    on.arg("-c").arg(META).env("TOKENSIEVE", "on");
+    assert!(receipt(&on.output().unwrap().stderr).is_some());
+}
+
+#[test]
+fn exit_codes_are_the_tools_own() {
+    let sb = Sandbox::new();
+    sb.shimmed("exiter", "#!/bin/sh\necho '{\"a\": [1, 2]}'\nexit \"$1\"\n");
+    sb.shimmed("texter", "#!/bin/sh\necho plain text\nexit \"$1\"\n");
+    for code in [0, 1, 2, 42, 127, 255] {
+        for tool in ["exiter", "texter"] {
+            for agent in [true, false] {
+                let mut cmd = if agent { sb.agent(sb.shims.join(tool)) } else { sb.cmd(sb.shims.join(tool)) };
+                let out = cmd.arg(code.to_string()).output().unwrap();
+                assert_eq!(out.status.code(), Some(code), "{tool} {code} agent={agent}");
+            }
+        }
+    }
+}
+
+#[test]
+fn death_by_a_signal_is_128_plus_n() {
+    let sb = Sandbox::new();
+    // Exits through `kill` with no command after it: the signal must not be
+    // blocked in the tool (a blocked TERM would let it print "not reached").
+    sb.shimmed("suicide", "#!/bin/sh\necho '{\"a\": 1}'\nkill -TERM $$\necho not reached\n");
+    let out = sb.agent(sb.shims.join("suicide")).output().unwrap();
+    assert_eq!(code(out.status), 143);
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("not reached"));
+    // Through a shell, as an agent sees it.
+    let out = sb.agent_bash("suicide").output().unwrap();
+    assert_eq!(out.status.code(), Some(143));
+    // A signal our caller ignores (as under nohup) stays ignored in the tool.
+    sb.shimmed("hupper", "#!/bin/sh\nkill -HUP $$\necho survived\n");
+    let out = sb.agent_bash("trap '' HUP; exec hupper").output().unwrap();
+    assert_eq!((out.status.code(), out.stdout), (Some(0), b"survived\n".to_vec()));
+}
+
+#[test]
+fn sigterm_sent_to_the_shim_reaches_the_tool() {
+    let sb = Sandbox::new();
+    let ready = sb.path("ready");
+    let heard = sb.path("heard");
+    sb.shimmed(
+        "waiter",
+        &format!(
+            "#!/bin/sh\ntrap 'echo TERM > {heard}; exit 7' TERM\necho '{{\"a\": 1}}'\ntouch {ready}\n\
+             while :; do sleep 0.05; done\n",
+            heard = heard.display(),
+            ready = ready.display()
+        ),
+    );
+    let child =
+        sb.agent(sb.shims.join("waiter")).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    wait_for_file(&ready, MINUTE);
+    // SAFETY: signalling the shim we spawned.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let out = wait_within(child, MINUTE);
+    assert_eq!(std::fs::read_to_string(&heard).unwrap().trim(), "TERM");
+    assert_eq!(out.status.code(), Some(7), "the shim survives to report the tool's status");
+}
+
+#[test]
+fn text_streams_live_before_the_tool_finishes() {
+    let sb = Sandbox::new();
+    sb.shimmed("slow", "#!/bin/sh\necho first line\nsleep 3\necho second line\n");
+    let start = Instant::now();
+    let mut child = sb.agent(sb.shims.join("slow")).stdout(Stdio::piped()).spawn().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    lines.read_line(&mut first).unwrap();
+    let arrived = start.elapsed();
+    assert_eq!(first, "first line\n");
+    assert!(arrived < Duration::from_millis(2500), "first line took {arrived:?}");
+    let mut rest = String::new();
+    lines.read_to_string(&mut rest).unwrap();
+    assert_eq!(rest, "second line\n");
+    assert!(child.wait().unwrap().success());
+}
+
+#[test]
+fn binary_output_is_byte_identical() {
+    let sb = Sandbox::new();
+    // Starts like JSON, so it is buffered first, then turns binary.
+    let mut bytes = b"{\"a\": ".to_vec();
+    let mut state: u32 = 12345;
+    while bytes.len() < 1 << 20 {
+        state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+        bytes.push((state >> 16) as u8);
+    }
+    let file = sb.path("blob.bin");
+    std::fs::write(&file, &bytes).unwrap();
+    sb.shimmed("blob", &format!("#!/bin/sh\ncat '{}'\n", file.display()));
+    let out = sb.agent(sb.shims.join("blob")).output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(receipt(&out.stderr), None);
+    assert!(out.stdout == bytes, "binary output changed");
+}
+
+#[test]
+fn stderr_and_stdin_belong_to_the_tool() {
+    let sb = Sandbox::new();
+    sb.shimmed("talker", "#!/bin/sh\necho 'to stderr' >&2\ncat\n");
+    let mut child = sb
+        .agent(sb.shims.join("talker"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"from stdin\n").unwrap();
+    let out = wait_within(child, MINUTE);
+    assert_eq!(out.stdout, b"from stdin\n");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("to stderr"));
+}
+
+#[test]
+fn a_missing_real_tool_is_127_with_one_clear_line() {
+    let sb = Sandbox::new();
+    sb.shim("nosuchtool-xyz");
+    for mut cmd in [sb.agent(sb.shims.join("nosuchtool-xyz")), sb.cmd(sb.shims.join("nosuchtool-xyz"))] {
+        let out = output_within(&mut cmd, MINUTE);
+        assert_eq!(out.status.code(), Some(127));
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr).trim(),
+            "tokensieve: real 'nosuchtool-xyz' not found on PATH (after ~/.tokensieve/bin)"
+        );
+    }
+}
+
+#[test]
+fn several_shim_folders_never_recurse() {
+    let mut sb = Sandbox::new();
+    sb.shimmed("lister", "#!/bin/sh\necho '[1, 2, 3]'\n");
+    // A second folder of symlinks, a symlink to the shim folder, and a folder
+    // with a *copy* of the binary, all before the real tool.
+    let second = sb.path("second");
+    std::fs::create_dir(&second).unwrap();
+    std::os::unix::fs::symlink(BIN, second.join("lister")).unwrap();
+    let linked = sb.path("linked");
+    std::os::unix::fs::symlink(&sb.shims, &linked).unwrap();
+    let copied = sb.path("copied");
+    std::fs::create_dir(&copied).unwrap();
+    std::fs::copy(BIN, copied.join("tokensieve")).unwrap();
+    std::os::unix::fs::symlink("tokensieve", copied.join("lister")).unwrap();
+    sb.front = vec![second.clone(), linked, copied.clone()];
+    for agent in [true, false] {
+        let mut cmd = if agent { sb.agent(copied.join("lister")) } else { sb.cmd(second.join("lister")) };
+        let out = output_within(&mut cmd, MINUTE);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        if !agent {
+            assert_eq!(out.stdout, b"[1, 2, 3]\n");
+        }
+    }
+    // Missing everywhere: still a clean 127, no loop.
+    std::fs::remove_file(sb.tools.join("lister")).unwrap();
+    let out = output_within(&mut sb.agent(copied.join("lister")), MINUTE);
+    assert_eq!(out.status.code(), Some(127));
+}
+
+#[test]
+fn a_shim_called_inside_a_shimmed_tool_passes_raw_json() {
+    let sb = Sandbox::new();
+    let json = "{\"Items\": [{\"Id\": \"a\", \"Tags\": []}, {\"Id\": \"b\", \"Tags\": []}]}\n";
+    sb.shimmed("inner", &format!("#!/bin/sh\nprintf '%s' '{json}'\n"));
+    let captured = sb.path("inner.out");
+    // A program (not a shell) reads the inner tool's stdout through a pipe:
+    // outside a shimmed tool that would count as an agent reading.
+    let outer = format!(
+        "#!/usr/bin/env python3\nimport subprocess\n\
+         r = subprocess.run(['inner'], stdout=subprocess.PIPE)\n\
+         open('{}', 'wb').write(r.stdout)\nprint('outer done')\n",
+        captured.display()
+    );
+    sb.shimmed("outer", &outer);
+    let out = output_within(&mut sb.agent(sb.shims.join("outer")), MINUTE);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.stdout, b"outer done\n");
+    assert_eq!(std::fs::read_to_string(&captured).unwrap(), json);
+    assert_eq!(receipt(&out.stderr), None);
+    // The control: the same python reader, not inside a shimmed tool, is
+    // served as an agent.
+    let script = sb.tool("reader.py", &outer.replace("outer done", "reader done"));
+    let out = output_within(&mut sb.agent(script), MINUTE);
+    assert!(receipt(&out.stderr).is_some(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn hundred_megabytes_of_json_with_bounded_memory() {
+    let sb = Sandbox::new();
+    // ~100 MB of JSON, written in pieces.
+    sb.shimmed(
+        "bigjson",
+        "#!/usr/bin/env python3\nimport sys\nw = sys.stdout.write\nrow = '{\"id\": %d, \"name\": \"item-%d\", \
+         \"tags\": [\"alpha\", \"beta\"], \"state\": \"running\", \"pad\": \"xxxxxxxxxxxxxxxxxxxxxxxx\"}'\n\
+         w('[')\nfor i in range(1000000):\n    w((',' if i else '') + row % (i, i))\nw(']\\n')\n",
+    );
+    // Peak RSS of the shim, via a python parent that waits for it.
+    let rss = "import resource, subprocess, sys\np = subprocess.run(sys.argv[1:])\n\
+               sys.stderr.write('maxrss_kb=%d\\n' % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n\
+               sys.exit(p.returncode)\n";
+    let mut cmd = sb.agent("python3");
+    cmd.arg("-c").arg(rss).arg(sb.shims.join("bigjson"));
+    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut total = 0usize;
+    let mut last = Vec::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = stdout.read(&mut buf).unwrap();
+        if n == 0 {
+            break;
+        }
+        total += n;
+        last = buf[..n].to_vec();
+    }
+    let out = wait_within(child, MINUTE * 2);
+    assert!(out.status.success());
+    assert!(total > 100_000_000, "only {total} bytes arrived");
+    assert!(last.ends_with(b"}]\n"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let kb: u64 = stderr.lines().find_map(|l| l.strip_prefix("maxrss_kb=")).unwrap().parse().unwrap();
+    eprintln!("100 MB of JSON through the shim: peak RSS {kb} kB");
+    assert!(kb <= 512 * 1024, "peak RSS {kb} kB");
+}
+
+#[test]
+fn follow_and_interactive_commands_are_exec_passthrough() {
+    let sb = Sandbox::new();
+    // Prints JSON then keeps running: buffering it would hang the agent.
+    sb.shimmed("kubectl", "#!/bin/sh\necho '{\"a\": 1}'\nsleep 3\n");
+    let start = Instant::now();
+    let mut child = sb
+        .agent(sb.shims.join("kubectl"))
+        .args(["logs", "-f", "pod"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    assert_eq!(line, "{\"a\": 1}\n");
+    assert!(start.elapsed() < Duration::from_millis(2500));
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
+#[test]
+fn pagers_are_off_when_capturing() {
+    let sb = Sandbox::new();
+    sb.shimmed("pagerly", "#!/bin/sh\nprintf '{\"pager\": \"%s\", \"aws\": \"%s\", \"depth\": \"%s\"}' \"$PAGER\" \"${AWS_PAGER-unset}\" \"$TOKENSIEVE_DEPTH\"\n");
+    let out =
+        sb.agent(sb.shims.join("pagerly")).env("PAGER", "less").env("AWS_PAGER", "less").output().unwrap();
+    assert!(receipt(&out.stderr).is_some());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("cat") && !text.contains("less"), "{text}");
+}
+
+#[test]
+fn run_wraps_one_command_explicitly() {
+    let sb = Sandbox::new();
+    sb.tool("emit", "#!/bin/sh\necho '{\"a\": [1, 2, 3]}'\nexit 3\n");
+    // No agent marker: `run` stands in for one.
+    let out = output_within(sb.cmd(BIN).args(["run", "--", "emit"]), MINUTE);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(receipt(&out.stderr).is_some());
+    let out = output_within(sb.cmd(BIN).args(["run", "--", "no-such-cmd-xyz"]), MINUTE);
+    assert_eq!(out.status.code(), Some(127));
+    let out = output_within(sb.cmd(BIN).args(["run", "--", "emit"]).env("TOKENSIEVE", "off"), MINUTE);
+    assert_eq!(receipt(&out.stderr), None);
+    assert_eq!(out.stdout, b"{\"a\": [1, 2, 3]}\n");
+}
+
+#[test]
+fn fetch_merges_several_commands_into_one_document() {
+    let sb = Sandbox::new();
+    let out = output_within(
+        sb.cmd(BIN).args(["fetch", "--", "echo '{\"a\": 1}'", "echo plain", "echo '[1]'; exit 4", "exit 5"]),
+        MINUTE,
+    );
+    assert_eq!(out.status.code(), Some(4), "the first non-zero status");
+    let receipt = receipt(&out.stderr).expect("one receipt");
+    let json = if receipt.ends_with("Shape: raw") {
+        out.stdout.clone()
+    } else {
+        let mut dec = sb.cmd(BIN).arg("decode").stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+        dec.stdin.take().unwrap().write_all(&out.stdout).unwrap();
+        dec.wait_with_output().unwrap().stdout
+    };
+    let doc: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    assert_eq!(doc["echo '{\"a\": 1}'"]["a"], 1);
+    assert_eq!(doc["echo plain"], "plain");
+    assert_eq!(doc["echo '[1]'; exit 4"][0], 1);
+}
+
+#[test]
+fn a_command_a_text_filter_claims_is_buffered_and_summarised() {
+    let sb = Sandbox::new();
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/text/cargo-test-fail.txt");
+    sb.shimmed("cargo", &format!("#!/bin/sh\ncat '{}'\nexit 101\n", fixture.display()));
+    let out = output_within(sb.agent(sb.shims.join("cargo")).arg("test"), MINUTE);
+    assert_eq!(out.status.code(), Some(101));
+    let receipt = receipt(&out.stderr).expect("a receipt");
+    assert!(receipt.contains("Shape: text:"), "{receipt}");
+    assert!(out.stdout.len() < std::fs::read(&fixture).unwrap().len());
+}
+
+#[test]
+fn a_claimed_text_command_is_not_held_past_the_wait_limit() {
+    let sb = Sandbox::new();
+    sb.shimmed("pytest", "#!/bin/sh\necho first line\nsleep 3\necho second line\n");
+    let start = Instant::now();
+    let mut child = sb
+        .agent(sb.shims.join("pytest"))
+        .env("TOKENSIEVE_TEXT_WAIT_SECS", "1")
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    lines.read_line(&mut first).unwrap();
+    assert_eq!(first, "first line\n");
+    assert!(start.elapsed() < Duration::from_millis(2500), "held for {:?}", start.elapsed());
+    let mut rest = String::new();
+    lines.read_to_string(&mut rest).unwrap();
+    assert_eq!(rest, "second line\n");
+    assert!(child.wait().unwrap().success());
+}
+
+#[test]
+fn a_killed_shim_leaves_no_orphan() {
+    let sb = Sandbox::new();
+    let ready = sb.path("ready");
+    let heard = sb.path("heard");
+    sb.shimmed(
+        "orphan",
+        &format!(
+            "#!/bin/sh\ntrap 'echo TERM > {heard}; exit 0' TERM\necho '{{\"a\": 1}}'\ntouch {ready}\n\
+             while :; do sleep 0.05; done\n",
+            heard = heard.display(),
+            ready = ready.display()
+        ),
+    );
+    let mut child = sb.agent(sb.shims.join("orphan")).stdout(Stdio::piped()).spawn().unwrap();
+    wait_for_file(&ready, MINUTE);
+    child.kill().unwrap(); // SIGKILL: no chance to forward anything
+    child.wait().unwrap();
+    wait_for_file(&heard, MINUTE);
+}

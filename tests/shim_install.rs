@@ -1,0 +1,139 @@
+//! install.sh, `tokensieve install/uninstall/doctor`, run for real in a
+//! temporary HOME by real bash (login shells read the PATH lines back).
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Output};
+
+use common::BIN;
+
+struct Home {
+    dir: tempfile::TempDir,
+}
+
+impl Home {
+    fn new() -> Home {
+        let dir = tempfile::tempdir().unwrap();
+        let tools = dir.path().join("tools");
+        fs::create_dir(&tools).unwrap();
+        for tool in ["aws", "mytool"] {
+            let path = tools.join(tool);
+            fs::write(&path, format!("#!/bin/sh\necho '{{\"tool\": \"{tool}\"}}'\n")).unwrap();
+            use std::os::unix::fs::PermissionsExt;
+            fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        fs::write(dir.path().join(".bashrc"), "alias ll='ls -l'\n").unwrap();
+        Home { dir }
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn bash(&self, script: &str) -> Output {
+        Command::new("bash")
+            .arg("-c")
+            .arg(script)
+            .env_clear()
+            .env("HOME", self.path())
+            .env("PATH", format!("{}/tools:/usr/bin:/bin", self.path().display()))
+            .env("TOKENSIEVE_BINARY", BIN)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .unwrap()
+    }
+
+    fn read(&self, name: &str) -> String {
+        fs::read_to_string(self.path().join(name)).unwrap_or_default()
+    }
+}
+
+fn text(out: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+}
+
+#[test]
+fn install_sh_shims_tools_and_puts_them_first_on_path_once() {
+    let home = Home::new();
+    for _ in 0..2 {
+        let out = home.bash("./install.sh aws mytool");
+        assert!(out.status.success(), "{}", text(&out));
+    }
+    let bin = home.path().join(".tokensieve/bin");
+    assert!(bin.join("tokensieve").is_file());
+    for tool in ["aws", "mytool"] {
+        assert_eq!(fs::read_link(bin.join(tool)).unwrap(), Path::new("tokensieve"));
+    }
+    for rc in [".profile", ".bashrc"] {
+        let content = home.read(rc);
+        assert_eq!(content.matches("# >>> tokensieve >>>").count(), 1, "{rc}: {content}");
+    }
+    assert!(home.read(".bashrc").starts_with("alias ll='ls -l'\n"));
+
+    // A new shell reading ~/.profile finds the shim first, runs the real tool through it,
+    // and doctor is happy.
+    let out = home.bash("bash -c '. ~/.profile; command -v aws; aws; tokensieve doctor'");
+    let all = text(&out);
+    assert!(out.status.success(), "{all}");
+    let mut lines = all.lines();
+    assert_eq!(lines.next().unwrap(), bin.join("aws").to_str().unwrap());
+    assert_eq!(lines.next().unwrap(), "{\"tool\": \"aws\"}");
+    assert!(all.contains("mytool -> "), "{all}");
+    assert!(all.contains("healthy"), "{all}");
+    // Sourcing the start-up file again does not grow PATH.
+    let out = home.bash("bash -c '. ~/.profile; . ~/.profile; . ~/.profile; echo \"$PATH\"'");
+    let path = String::from_utf8_lossy(&out.stdout).to_string();
+    assert_eq!(path.matches(".tokensieve/bin").count(), 1, "{path}");
+}
+
+#[test]
+fn doctor_reports_problems_and_uninstall_removes_everything() {
+    let home = Home::new();
+    let out = home.bash("./install.sh");
+    assert!(out.status.success(), "{}", text(&out));
+    let bin = home.path().join(".tokensieve/bin");
+    assert!(bin.join("aws").exists(), "default tools found on PATH are shimmed: {}", text(&out));
+
+    // A shim whose real tool is gone, and a shim folder missing from PATH.
+    let out = home.bash("tokensieve() { ~/.tokensieve/bin/tokensieve \"$@\"; }; tokensieve install mytool");
+    assert!(out.status.success(), "{}", text(&out));
+    fs::remove_file(home.path().join("tools/mytool")).unwrap();
+    let out = home.bash("bash -c '. ~/.profile; tokensieve doctor'");
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("real 'mytool' not found on PATH"), "{}", text(&out));
+    let out = home.bash("~/.tokensieve/bin/tokensieve doctor");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out).contains("is not on PATH"), "{}", text(&out));
+
+    // A file of the user's own is never replaced.
+    fs::write(bin.join("gh"), "#!/bin/sh\n").unwrap();
+    let out = home.bash("~/.tokensieve/bin/tokensieve install gh");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).contains("not a tokensieve shim"));
+    fs::remove_file(bin.join("gh")).unwrap();
+
+    let out = home.bash("~/.tokensieve/bin/tokensieve uninstall mytool");
+    assert!(out.status.success());
+    assert!(!bin.join("mytool").exists() && bin.join("aws").exists());
+    let out = home.bash("~/.tokensieve/bin/tokensieve uninstall");
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(!bin.exists(), "shims and binary removed");
+    assert_eq!(home.read(".bashrc"), "alias ll='ls -l'\n");
+    assert!(!home.read(".profile").contains("tokensieve"));
+    // The user's real tool still runs in a new shell.
+    let out = home.bash("bash -c \". ~/.profile; aws\"");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "{\"tool\": \"aws\"}\n");
+}
+
+#[test]
+fn the_binary_is_statically_linked() {
+    if Command::new("file").arg("--version").output().is_err() {
+        eprintln!("note: `file` is not installed; static-link check skipped (scripts/test.sh checks it too)");
+        return;
+    }
+    let out = Command::new("file").arg("-L").arg(BIN).output().unwrap();
+    let what = String::from_utf8_lossy(&out.stdout);
+    assert!(what.contains("statically linked") || what.contains("static-pie linked"), "{what}");
+}
