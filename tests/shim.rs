@@ -1,6 +1,8 @@
 //! The shim end to end: real processes, a real symlink named like a tool first
 //! on PATH, real pipes, files, signals and exit codes.
 
+#[path = "shim/aws.rs"]
+mod aws;
 mod common;
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -111,14 +113,21 @@ fn exit_codes_are_the_tools_own() {
     let sb = Sandbox::new();
     sb.shimmed("exiter", "#!/bin/sh\necho '{\"a\": [1, 2]}'\nexit \"$1\"\n");
     sb.shimmed("texter", "#!/bin/sh\necho plain text\nexit \"$1\"\n");
+    // All at once: each case is a few process starts.
+    let mut running = Vec::new();
     for code in [0, 1, 2, 42, 127, 255] {
         for tool in ["exiter", "texter"] {
             for agent in [true, false] {
                 let mut cmd = if agent { sb.agent(sb.shims.join(tool)) } else { sb.cmd(sb.shims.join(tool)) };
-                let out = cmd.arg(code.to_string()).output().unwrap();
-                assert_eq!(out.status.code(), Some(code), "{tool} {code} agent={agent}");
+                let child =
+                    cmd.arg(code.to_string()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+                running.push((code, tool, agent, child));
             }
         }
+    }
+    for (code, tool, agent, child) in running {
+        let out = wait_within(child, MINUTE);
+        assert_eq!(out.status.code(), Some(code), "{tool} {code} agent={agent}");
     }
 }
 
