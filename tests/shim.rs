@@ -459,3 +459,47 @@ fn a_killed_shim_leaves_no_orphan() {
     child.wait().unwrap();
     wait_for_file(&heard, MINUTE);
 }
+
+#[test]
+fn a_signal_after_the_tool_exited_stops_the_shim_itself() {
+    let sb = Sandbox::new();
+    let done = sb.path("done");
+    // Several MB of JSON: compressing it keeps the shim busy after the tool
+    // is gone. SIGTERM then is for the shim (no child to forward it to).
+    sb.shimmed(
+        "bulk",
+        &format!(
+            "#!/usr/bin/env python3\nimport json, sys\n\
+             rows = [{{'id': i, 'name': 'item-%d' % i, 'state': 'running'}} for i in range(150000)]\n\
+             sys.stdout.write(json.dumps(rows))\nsys.stdout.flush()\nopen('{}', 'w').close()\n",
+            done.display()
+        ),
+    );
+    let mut child =
+        sb.agent(sb.shims.join("bulk")).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let drain = std::thread::spawn(move || std::io::copy(&mut stdout, &mut std::io::sink()));
+    wait_for_file(&done, MINUTE);
+    std::thread::sleep(Duration::from_millis(300));
+    if child.try_wait().unwrap().is_some() {
+        eprintln!("note: the shim finished compressing within 300 ms; nothing to interrupt");
+        return;
+    }
+    // SAFETY: signalling the shim we spawned.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let out = wait_within(child, MINUTE);
+    drain.join().unwrap().unwrap();
+    assert_eq!(code(out.status), 143);
+}
+
+#[test]
+fn a_tool_script_without_a_shebang_runs_as_the_shell_would_run_it() {
+    let sb = Sandbox::new();
+    sb.shimmed("bare", "echo '{\"a\": [1, 2]}'\nexit 3\n");
+    for agent in [true, false] {
+        let mut cmd = if agent { sb.agent(sb.shims.join("bare")) } else { sb.cmd(sb.shims.join("bare")) };
+        let out = output_within(&mut cmd, MINUTE);
+        assert_eq!(out.status.code(), Some(3), "agent={agent}: {}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(receipt(&out.stderr).is_some(), agent);
+    }
+}
