@@ -105,6 +105,12 @@ pub fn summarize(text: &str) -> Option<String> {
             continue;
         }
         flush_deps(&mut out, &mut deps);
+        // cargo-nextest: `PASS [ 0.004s] crate tests::name` per passing test
+        if (verb == "PASS" || verb == "SKIP") && t.contains(" [") {
+            anchored = true;
+            i += 1;
+            continue;
+        }
         if verb == "Finished" || verb == "Executable" {
             anchored = true;
             out.push(t.to_string());
@@ -336,6 +342,14 @@ mod tests {
             summarize(text).unwrap(),
             "warning: missing backticks (×2)\nsrc/a.rs:1:2\nhelp: try\nsrc/b.rs:3:4\n"
         );
+    }
+
+    #[test]
+    fn nextest_passes_go() {
+        let text = "    Starting 3 tests across 1 binary\n        PASS [   0.004s] ledger tests::a\n        FAIL [   0.005s] ledger tests::b\n     Summary [   0.010s] 3 tests run: 2 passed, 1 failed, 0 skipped\n";
+        let out = summarize(text).unwrap();
+        assert!(!out.contains("tests::a") && out.contains("FAIL [   0.005s] ledger tests::b"), "{out}");
+        assert!(out.contains("Summary [   0.010s] 3 tests run: 2 passed, 1 failed"));
     }
 
     #[test]
