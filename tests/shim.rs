@@ -503,3 +503,24 @@ fn a_tool_script_without_a_shebang_runs_as_the_shell_would_run_it() {
         assert_eq!(receipt(&out.stderr).is_some(), agent);
     }
 }
+
+#[test]
+fn a_pty_agent_reads_the_compressed_form() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("note: util-linux `script` is missing; pty case skipped");
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.shimmed("lister", "#!/bin/sh\necho '{\"Items\": [{\"Id\": 1}, {\"Id\": 2}, {\"Id\": 3}]}'\n");
+    // `script` gives the tool a terminal as stdout (and stderr), as Gemini CLI
+    // or Codex with a tty do.
+    let mut agent = sb.agent("script");
+    agent.args(["-qec", "lister", "/dev/null"]);
+    let mut human = sb.cmd("script");
+    human.args(["-qec", "lister", "/dev/null"]);
+    let agent = output_within(&mut agent, MINUTE);
+    let human = output_within(&mut human, MINUTE);
+    assert!(receipt(&agent.stdout).is_some(), "{}", String::from_utf8_lossy(&agent.stdout));
+    assert_eq!(receipt(&human.stdout), None);
+    assert!(String::from_utf8_lossy(&human.stdout).starts_with("{\"Items\""));
+}
