@@ -4,7 +4,7 @@
 //! output reduced to failing tests, their panics (message, left/right, user
 //! frames) and every `test result:` line, named by its test target.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use once_cell::sync::Lazy;
 use regex::Regex;
@@ -86,6 +86,7 @@ pub fn summarize(text: &str) -> Option<String> {
     let mut target = String::new();
     // diagnostics with the same header are shown once, with every location
     let mut diags: Vec<(Vec<String>, usize)> = Vec::new();
+    let mut body_seen: Vec<HashSet<String>> = Vec::new();
     let mut by_header: HashMap<String, usize> = HashMap::new();
     let mut i = 0;
     while i < lines.len() {
@@ -133,7 +134,7 @@ pub fn summarize(text: &str) -> Option<String> {
                     let (body, n) = &mut diags[k];
                     *n += 1;
                     for l in block.into_iter().skip(1) {
-                        if !body.contains(&l) {
+                        if body_seen[k].insert(l.clone()) {
                             body.push(l);
                         }
                     }
@@ -141,6 +142,7 @@ pub fn summarize(text: &str) -> Option<String> {
                 None => {
                     by_header.insert(line.to_string(), diags.len());
                     out.push(format!("{DIAG_SLOT}{}", diags.len()));
+                    body_seen.push(block.iter().skip(1).cloned().collect());
                     diags.push((block, 1));
                 }
             }
