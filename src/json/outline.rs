@@ -103,6 +103,9 @@ impl Writer {
                     if let Some(table) = self.tabular(items) {
                         // Rows end by count: the section stays open after them.
                         self.table(&table, rel, items.len());
+                    } else if flatten::leaves(v) < self.tuning.section_min_lines {
+                        // `ports=[{containerPort:80}]` beats a section of one line.
+                        self.line(rel, v);
                     } else {
                         deferred.push((rel.clone(), v));
                     }

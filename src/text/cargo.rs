@@ -4,6 +4,8 @@
 //! output reduced to failing tests, their panics (message, left/right, user
 //! frames) and every `test result:` line, named by its test target.
 
+use std::collections::{HashMap, HashSet};
+
 use once_cell::sync::Lazy;
 use regex::Regex;
 
@@ -82,6 +84,10 @@ pub fn summarize(text: &str) -> Option<String> {
     let mut anchored = false;
     let mut deps = 0usize;
     let mut target = String::new();
+    // diagnostics with the same header are shown once, with every location
+    let mut diags: Vec<(Vec<String>, usize)> = Vec::new();
+    let mut body_seen: Vec<HashSet<String>> = Vec::new();
+    let mut by_header: HashMap<String, usize> = HashMap::new();
     let mut i = 0;
     while i < lines.len() {
         let line = lines[i];
@@ -100,6 +106,12 @@ pub fn summarize(text: &str) -> Option<String> {
             continue;
         }
         flush_deps(&mut out, &mut deps);
+        // cargo-nextest: `PASS [ 0.004s] crate tests::name` per passing test
+        if (verb == "PASS" || verb == "SKIP") && t.contains(" [") {
+            anchored = true;
+            i += 1;
+            continue;
+        }
         if verb == "Finished" || verb == "Executable" {
             anchored = true;
             out.push(t.to_string());
@@ -115,7 +127,25 @@ pub fn summarize(text: &str) -> Option<String> {
             target = t.to_string();
         } else if DIAG_HEADER.is_match(line) {
             anchored = true;
-            i = diagnostic(&lines, i, &mut out);
+            let mut block = Vec::new();
+            i = diagnostic(&lines, i, &mut block);
+            match by_header.get(line) {
+                Some(&k) => {
+                    let (body, n) = &mut diags[k];
+                    *n += 1;
+                    for l in block.into_iter().skip(1) {
+                        if body_seen[k].insert(l.clone()) {
+                            body.push(l);
+                        }
+                    }
+                }
+                None => {
+                    by_header.insert(line.to_string(), diags.len());
+                    out.push(format!("{DIAG_SLOT}{}", diags.len()));
+                    body_seen.push(block.iter().skip(1).cloned().collect());
+                    diags.push((block, 1));
+                }
+            }
             continue;
         } else if line.starts_with("running ") && (line.ends_with(" tests") || line.ends_with(" test")) {
             anchored = true;
@@ -145,8 +175,24 @@ pub fn summarize(text: &str) -> Option<String> {
     if !anchored {
         return None;
     }
-    Some(out.join("\n") + "\n")
+    let mut rendered = Vec::with_capacity(out.len());
+    for line in out {
+        match line.strip_prefix(DIAG_SLOT).and_then(|k| k.parse::<usize>().ok()) {
+            Some(k) => {
+                let (block, n) = &diags[k];
+                let mut lines = block.iter();
+                let header = lines.next().cloned().unwrap_or_default();
+                rendered.push(if *n > 1 { format!("{header} (×{n})") } else { header });
+                rendered.extend(lines.cloned());
+            }
+            None => rendered.push(line),
+        }
+    }
+    Some(rendered.join("\n") + "\n")
 }
+
+/// Marks where a (possibly merged) diagnostic goes in the output.
+const DIAG_SLOT: &str = "\u{0}diag:";
 
 fn flush_deps(out: &mut Vec<String>, deps: &mut usize) {
     if *deps > 0 {
@@ -171,7 +217,7 @@ pub fn diagnostic(lines: &[&str], start: usize, out: &mut Vec<String>) -> usize 
             // a `help:`/`note:` sub-diagnostic: dropped when it points into std
             let next_is_lib =
                 lines.get(i + 1).and_then(|n| ARROW.captures(n)).is_some_and(|c| is_library_path(&c[1]));
-            skipping = next_is_lib;
+            skipping = next_is_lib || line.starts_with("help: to override");
             if !skipping {
                 out.push(line.to_string());
                 loc_at = None;
@@ -193,7 +239,7 @@ pub fn diagnostic(lines: &[&str], start: usize, out: &mut Vec<String>) -> usize 
                 labelled = false;
             }
         } else if let Some(note) = line.trim_start().strip_prefix("= ") {
-            if !note.contains("for further information visit") {
+            if !note.contains("for further information visit") && !note.starts_with("help: to override") {
                 out.push(note.to_string());
             }
         } else if SUGGESTION.is_match(line) {
@@ -289,6 +335,23 @@ mod tests {
         let out = summarize(text).unwrap();
         assert!(out.contains("help: the trait `Add` is not implemented"));
         assert!(!out.contains("arith.rs") && !out.contains("implements `Add`"), "{out}");
+    }
+
+    #[test]
+    fn same_header_diagnostics_merge() {
+        let text = "warning: missing backticks\n --> src/a.rs:1:2\n  |\nhelp: try\n\nwarning: missing backticks\n --> src/b.rs:3:4\n  |\nhelp: try\n\n";
+        assert_eq!(
+            summarize(text).unwrap(),
+            "warning: missing backticks (×2)\nsrc/a.rs:1:2\nhelp: try\nsrc/b.rs:3:4\n"
+        );
+    }
+
+    #[test]
+    fn nextest_passes_go() {
+        let text = "    Starting 3 tests across 1 binary\n        PASS [   0.004s] ledger tests::a\n        FAIL [   0.005s] ledger tests::b\n     Summary [   0.010s] 3 tests run: 2 passed, 1 failed, 0 skipped\n";
+        let out = summarize(text).unwrap();
+        assert!(!out.contains("tests::a") && out.contains("FAIL [   0.005s] ledger tests::b"), "{out}");
+        assert!(out.contains("Summary [   0.010s] 3 tests run: 2 passed, 1 failed"));
     }
 
     #[test]

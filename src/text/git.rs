@@ -2,8 +2,10 @@
 //!
 //! - status: every path with its state; the `(use "git ...")` hints go.
 //! - diff/show: file headers, modes, hunk headers and changed lines stay;
-//!   `index`/`---`/`+++` lines go, a deleted file's body becomes a count, and
-//!   long runs of added or removed lines keep their first and last lines.
+//!   `index`/`---`/`+++` lines go, context is cut to one line around each
+//!   change (each kept stretch gets a true `@@ -old +new @@`), a deleted
+//!   file's body becomes a count, and long runs of added or removed lines
+//!   keep their first and last lines.
 //! - log: one line per commit (`commit <hash> <date> <author>: <subject>`),
 //!   authors listed once with their e-mail; newest commits keep full hashes
 //!   and their message bodies.
@@ -99,12 +101,19 @@ fn diff(text: &str) -> Option<String> {
     let mut out: Vec<String> = Vec::new();
     let mut deleted_file = false;
     let mut in_hunk = false;
-    let mut run: Vec<&str> = Vec::new();
+    let mut hunk: Vec<&str> = Vec::new();
+    let mut header = "";
     let mut removed_body = 0usize;
     for line in text.lines() {
-        if line.starts_with("diff --git ") || line.starts_with("diff --cc ") {
-            flush_run(&mut run, &mut out);
+        let starts_file = line.starts_with("diff --git ") || line.starts_with("diff --cc ");
+        // `git log -p` / `git show`: a commit header ends the previous hunk
+        let starts_commit = COMMIT.is_match(line);
+        if starts_file || starts_commit || (in_hunk && line.starts_with("@@")) {
+            flush_hunk(header, &hunk, &mut out);
+            hunk.clear();
             flush_removed(&mut removed_body, &mut out);
+        }
+        if starts_file || starts_commit {
             deleted_file = false;
             in_hunk = false;
             out.push(line.to_string());
@@ -117,39 +126,91 @@ fn diff(text: &str) -> Option<String> {
             if line.starts_with("deleted file mode") {
                 deleted_file = true;
             }
-            if line.starts_with("@@") {
-                in_hunk = true;
-            } else {
+            if !line.starts_with("@@") {
                 out.push(line.to_string());
                 continue;
             }
         }
         if line.starts_with("@@") {
-            flush_run(&mut run, &mut out);
-            if !deleted_file {
-                out.push(line.to_string());
-            }
+            in_hunk = true;
+            header = line;
             continue;
         }
         if deleted_file {
             removed_body += 1;
-            continue;
-        }
-        let kind = line.chars().next();
-        if matches!(kind, Some('+') | Some('-')) && run.first().is_none_or(|r| r.starts_with(kind.unwrap())) {
-            run.push(line);
-            continue;
-        }
-        flush_run(&mut run, &mut out);
-        if matches!(kind, Some('+') | Some('-')) {
-            run.push(line);
         } else {
-            out.push(line.to_string());
+            hunk.push(line);
         }
     }
-    flush_run(&mut run, &mut out);
+    flush_hunk(header, &hunk, &mut out);
     flush_removed(&mut removed_body, &mut out);
     Some(out.join("\n") + "\n")
+}
+
+static HUNK: Lazy<Regex> =
+    Lazy::new(|| Regex::new(r"^@@+ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@+ ?(.*)$").unwrap());
+
+/// One hunk with its context cut to one line around each change: every kept
+/// stretch gets its own `@@ -old +new @@` so line numbers stay true.
+fn flush_hunk(header: &str, lines: &[&str], out: &mut Vec<String>) {
+    if lines.is_empty() {
+        return;
+    }
+    let Some(c) = HUNK.captures(header) else {
+        out.push(header.to_string());
+        out.extend(lines.iter().map(|l| l.to_string()));
+        return;
+    };
+    let (mut old, mut new): (usize, usize) = (c[1].parse().unwrap_or(0), c[2].parse().unwrap_or(0));
+    let context = c[3].trim();
+    let change = |l: &str| l.starts_with('+') || l.starts_with('-');
+    let keep: Vec<bool> = (0..lines.len())
+        .map(|i| {
+            change(lines[i])
+                || lines[i].starts_with('\\')
+                || (i > 0 && change(lines[i - 1]))
+                || lines.get(i + 1).is_some_and(|n| change(n))
+        })
+        .collect();
+    let mut run: Vec<&str> = Vec::new();
+    let mut first = true;
+    let mut gap = true;
+    for (i, line) in lines.iter().enumerate() {
+        if keep[i] {
+            if gap {
+                flush_run(&mut run, out);
+                let ctx = if first && !context.is_empty() { format!(" {context}") } else { String::new() };
+                out.push(format!("@@ -{old} +{new} @@{ctx}"));
+                first = false;
+                gap = false;
+            }
+            let kind = line.chars().next();
+            if matches!(kind, Some('+') | Some('-'))
+                && run.first().is_none_or(|r| r.starts_with(kind.unwrap()))
+            {
+                run.push(line);
+            } else {
+                flush_run(&mut run, out);
+                if matches!(kind, Some('+') | Some('-')) {
+                    run.push(line);
+                } else {
+                    out.push(line.to_string());
+                }
+            }
+        } else {
+            gap = true;
+        }
+        match line.chars().next() {
+            Some('+') => new += 1,
+            Some('-') => old += 1,
+            Some('\\') => {}
+            _ => {
+                old += 1;
+                new += 1;
+            }
+        }
+    }
+    flush_run(&mut run, out);
 }
 
 fn flush_run(run: &mut Vec<&str>, out: &mut Vec<String>) {
@@ -181,6 +242,10 @@ impl Filter for Log {
     }
 
     fn summarize(&self, _inv: &Invocation, text: &str, _exit: i32) -> Option<String> {
+        // `git log -p`: commit headers and messages stay, the patches are cut like a diff
+        if text.lines().any(|l| l.starts_with("diff --git ")) {
+            return diff(text);
+        }
         log(text)
     }
 }
