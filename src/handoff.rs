@@ -32,7 +32,9 @@ pub fn deliver(
     });
     let raw_store = Store::new(home.clone(), max_bytes);
     // Known before rendering, so a text summary can point at the full output.
+    let plan_started = Instant::now();
     let planned = raw_store.plan(raw);
+    let plan_took = plan_started.elapsed();
     let mut local;
     let settings = match &planned {
         Some(obj) => {
@@ -45,6 +47,7 @@ pub fn deliver(
 
     let rendered = pipeline::render_guarded(raw, hint, settings);
     let (out, mut receipt) = settle(raw, rendered, settings);
+    let store_started = Instant::now();
     // Raw shape: the agent saw every byte, nothing to keep.
     if receipt.shape != Shape::Raw
         && let Some(obj) = &planned
@@ -54,14 +57,23 @@ pub fn deliver(
             Err(e) => warnings.push(format!("raw output not stored: {e:#}")),
         }
     }
+    let store_took = plan_took + store_started.elapsed();
     emit(&out, &receipt)?;
 
+    let history_started = Instant::now();
     let call = history::Call::new(hint, &receipt, started.elapsed());
     if let Err(e) = history::record(&home, &call) {
         warnings.push(format!("call not recorded: {}", history::describe_error(&e, &home)));
     }
     if !warnings.is_empty() {
         let _ = writeln!(io::stderr().lock(), "tokensieve: warning: {}", warnings.join("; "));
+    }
+    if std::env::var_os("TOKENSIEVE_DEBUG").is_some_and(|v| !v.is_empty()) {
+        eprintln!(
+            "tokensieve: raw store {} µs, history {} µs",
+            store_took.as_micros(),
+            history_started.elapsed().as_micros()
+        );
     }
     Ok(receipt)
 }
