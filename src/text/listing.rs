@@ -45,12 +45,17 @@ const MAX_HITS: usize = 400;
 /// File names shown in a `find` listing at most.
 const MAX_NAMES: usize = 800;
 const MAX_TEXT: usize = 160;
-/// A listing's summary aims at no more than this share of the raw size.
+/// A large listing's summary aims at no more than this share of the raw size;
+/// below `LARGE` chars (the default text threshold) nothing is capped by size.
 const SHARE: f64 = 0.35;
+const LARGE: usize = 4000;
 /// Below this many hits/paths in dependency folders they are listed normally.
 const VENDORED_MIN: usize = 50;
 
 static HIT: Lazy<Regex> = Lazy::new(|| Regex::new(r"^(.+?):(\d+):(.*)$").unwrap());
+/// `path:text` (rg and grep without -n): a path with a file extension.
+static HIT_NO_LINE: Lazy<Regex> =
+    Lazy::new(|| Regex::new(r"^([^\s:][^:]*\.[A-Za-z0-9]{1,8}):(.*)$").unwrap());
 static LS_ENTRY: Lazy<Regex> = Lazy::new(|| {
     Regex::new(r"^([-dlcbps][-rwxsStT@+.]{9,10})\s+\d+\s+(\S+)\s+(\S+)\s+([\d,]+(?:\.\d+)?[KMGTP]?)\s+(\w{3}\s+\d{1,2}\s+[\d:]{4,5}|\d{4}-\d\d-\d\d(?: [\d:]+)?)\s(.+)$").unwrap()
 });
@@ -113,12 +118,20 @@ impl Filter for Grep {
 
 fn grep(text: &str) -> Option<String> {
     let lines: Vec<&str> = text.lines().filter(|l| !l.is_empty()).collect();
-    let hits: Vec<Option<(String, String, String)>> = lines
-        .iter()
-        .map(|l| HIT.captures(l).map(|c| (c[1].to_string(), c[2].to_string(), c[3].to_string())))
-        .collect();
+    let numbered = lines.iter().filter(|l| HIT.is_match(l)).count();
+    let hits: Vec<Option<(String, String, String)>> = if numbered * 10 >= lines.len() * 9 {
+        lines
+            .iter()
+            .map(|l| HIT.captures(l).map(|c| (c[1].to_string(), c[2].to_string(), c[3].to_string())))
+            .collect()
+    } else {
+        lines
+            .iter()
+            .map(|l| HIT_NO_LINE.captures(l).map(|c| (c[1].to_string(), String::new(), c[2].to_string())))
+            .collect()
+    };
     let matched = hits.iter().filter(|h| h.is_some()).count();
-    // only `path:line:text` output (grep -n, rg): anything else is not ours
+    // only `path:line:text` or `path:text` output (grep -rn, rg): anything else is not ours
     if matched < 2 || matched * 10 < lines.len() * 9 {
         return None;
     }
@@ -148,7 +161,7 @@ fn grep(text: &str) -> Option<String> {
         });
         files[k].1.push((num, body));
     }
-    let budget = (text.len() as f64 * SHARE) as usize;
+    let budget = if text.len() > LARGE { (text.len() as f64 * SHARE) as usize } else { usize::MAX };
     let size = |cap: usize| -> usize {
         files
             .iter()
@@ -160,7 +173,7 @@ fn grep(text: &str) -> Option<String> {
             })
             .sum()
     };
-    let mut cap = HITS_PER_FILE;
+    let mut cap = if text.len() > LARGE { HITS_PER_FILE } else { usize::MAX };
     while cap > 1
         && (files.iter().map(|f| f.1.len().min(cap)).sum::<usize>() > MAX_HITS || size(cap) > budget)
     {
@@ -174,12 +187,17 @@ fn grep(text: &str) -> Option<String> {
             break;
         }
         for (num, body) in hs.iter().take(cap) {
-            out.push(format!("{path}:{num}: {}", clip(body.trim())));
+            let at = if num.is_empty() { String::new() } else { format!(":{num}") };
+            out.push(format!("{path}{at}: {}", clip(body.trim())));
             shown += 1;
         }
         if hs.len() > cap {
             let rest: Vec<&str> = hs[cap..].iter().map(|(n, _)| n.as_str()).collect();
-            out.push(format!("{path}: +{} more at lines {}", rest.len(), rest.join(",")));
+            if rest[0].is_empty() {
+                out.push(format!("{path}: +{} more matches", rest.len()));
+            } else {
+                out.push(format!("{path}: +{} more at lines {}", rest.len(), rest.join(",")));
+            }
         }
     }
     out.extend(vendored_lines(&vend_hits, &vend_files, "matches"));
@@ -246,7 +264,7 @@ fn find(text: &str) -> Option<String> {
         names.sort();
     }
     // names per directory: as many as fit both the name count and the size budget
-    let budget = (text.len() as f64 * SHARE) as usize;
+    let budget = if text.len() > LARGE { (text.len() as f64 * SHARE) as usize } else { usize::MAX };
     let fits = |cap: usize| {
         let names: usize = dirs.iter().map(|d| d.1.len().min(cap)).sum();
         let chars: usize = dirs
@@ -380,8 +398,9 @@ mod tests {
 
     #[test]
     fn grep_keeps_literal_locations_and_folds_dependencies() {
+        // large enough (> LARGE chars) for the per-file cap to apply
         let mut text = String::new();
-        for i in 0..60 {
+        for i in 0..120 {
             text.push_str(&format!("./node_modules/pkg{}/index.js:{i}:  throw new Error()\n", i % 3));
         }
         for i in 0..15 {
@@ -392,9 +411,17 @@ mod tests {
         assert!(out.contains("./src/app.js:91: throw"));
         assert!(out.contains("./src/app.js: +5 more at lines 101,111,121,131,141"));
         assert!(
-            out.contains("./node_modules/ (dependencies, not listed): 60 matches in 3 files: pkg0 20"),
+            out.contains("./node_modules/ (dependencies, not listed): 120 matches in 3 files: pkg0 40"),
             "{out}"
         );
+    }
+
+    #[test]
+    fn grep_without_line_numbers() {
+        let text: String = (0..14).map(|i| format!("src/m{}.rs:    let x{i} = 1;\n", i % 2)).collect();
+        let out = grep(&text).unwrap();
+        assert!(out.starts_with("14 matches in 2 files\nsrc/m0.rs: let x0 = 1;\n"), "{out}");
+        assert!(out.contains("src/m0.rs: let x10 = 1;"), "{out}");
     }
 
     #[test]
