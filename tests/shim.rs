@@ -512,3 +512,23 @@ fn a_pty_agent_reads_the_compressed_form() {
     assert_eq!(receipt(&human.stdout), None);
     assert!(String::from_utf8_lossy(&human.stdout).starts_with("{\"Items\""));
 }
+
+#[test]
+fn a_node_agent_hands_out_a_socket_and_is_served() {
+    if Command::new("node").arg("--version").output().is_err() {
+        eprintln!("note: node is missing; socket-stdout case skipped");
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.shimmed("lister", "#!/bin/sh\necho '{\"Items\": [{\"Id\": 1}, {\"Id\": 2}, {\"Id\": 3}]}'\n");
+    // Like Claude Code: node spawns `bash -c` with piped stdio (libuv makes
+    // those socketpairs) and reads stdout itself.
+    let agent = "const r = require('child_process').spawnSync('bash', ['-c', process.argv[1]], \
+                 {stdio: ['pipe', 'pipe', 'pipe']}); process.stdout.write(r.stdout); \
+                 process.stderr.write(r.stderr);";
+    let out = output_within(sb.agent("node").args(["-e", agent, "lister"]), MINUTE);
+    assert!(receipt(&out.stderr).is_some(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = output_within(sb.agent("node").args(["-e", agent, "lister | cat"]), MINUTE);
+    assert_eq!(receipt(&out.stderr), None);
+    assert!(out.stdout.starts_with(b"{\"Items\""));
+}
