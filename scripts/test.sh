@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo fmt --all -- --check
 cargo clippy --all-targets -q -- -D warnings
-# The real AWS CLI and a local moto server for tests/shim_aws.rs: one venv,
+# The real AWS CLI and a local moto server for tests/shim/aws.rs: one venv,
 # made once and reused (PyPI is the only network the tests need).
 aws_venv="${TOKENSIEVE_AWS_VENV_DIR:-$HOME/.cache/tokensieve/aws-venv}"
 if [ ! -x "$aws_venv/bin/aws" ] || [ ! -x "$aws_venv/bin/moto_server" ]; then

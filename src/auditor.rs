@@ -1,15 +1,25 @@
 //! Exact BPE token counts (cl100k_base by default, o200k_base selectable) and
 //! the one-line receipt.
 //!
-//! Counts use `encode_ordinary`: special-token strings such as `<|endoftext|>`
-//! are counted as plain text, so any byte string has one well-defined count,
-//! the same one an independent tiktoken count gives.
+//! Counts are what tiktoken's `encode_ordinary` gives: special-token strings
+//! such as `<|endoftext|>` are counted as plain text, so any byte string has
+//! one well-defined count, the same one an independent tiktoken count gives.
+//!
+//! The tokenizer is our own and costs nothing to start: build.rs lays both
+//! vocabularies out as static perfect-hash tables (`vocab`), the split
+//! patterns are hand-written scanners (`pretokenize`), and `merge` does
+//! tiktoken's byte-pair merge, counting only. tests/auditor_exact.rs holds it
+//! to tiktoken-rs on every fixture and on random text; docs/performance.md
+//! has the measurements that chose this design.
+
+mod hash;
+mod merge;
+mod pretokenize;
+mod vocab;
 
 use std::fmt;
 
 use anyhow::{Result, bail};
-use once_cell::sync::OnceCell;
-use tiktoken_rs::CoreBPE;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Encoding {
@@ -35,30 +45,31 @@ impl Encoding {
             _ => Ok(Encoding::Cl100k),
         }
     }
-}
 
-fn bpe(enc: Encoding) -> &'static CoreBPE {
-    static CL100K: OnceCell<CoreBPE> = OnceCell::new();
-    static O200K: OnceCell<CoreBPE> = OnceCell::new();
-    match enc {
-        Encoding::Cl100k => {
-            CL100K.get_or_init(|| tiktoken_rs::cl100k_base().expect("embedded cl100k vocabulary"))
-        }
-        Encoding::O200k => {
-            O200K.get_or_init(|| tiktoken_rs::o200k_base().expect("embedded o200k vocabulary"))
+    fn vocab(self) -> &'static vocab::Vocab {
+        match self {
+            Encoding::Cl100k => &vocab::CL100K,
+            Encoding::O200k => &vocab::O200K,
         }
     }
 }
 
-/// Builds the encoder now (e.g. on a background thread while a child runs),
-/// so the first `count` does not pay for it.
+/// Pages the encoder's tables in now (e.g. on a background thread while a
+/// child runs) so the first `count` takes no page faults. There is nothing
+/// to build: the tables are static data, so this is cheap from any thread.
 pub fn warm(enc: Encoding) {
-    bpe(enc);
+    enc.vocab().prefault();
 }
 
 /// Exact token count of `text`.
 pub fn count(enc: Encoding, text: &str) -> usize {
-    bpe(enc).encode_ordinary(text).len()
+    let mut counter = merge::Counter::new(enc.vocab(), text.len());
+    let mut total = 0;
+    match enc {
+        Encoding::Cl100k => pretokenize::split_cl100k(text, |p| total += counter.piece(p)),
+        Encoding::O200k => pretokenize::split_o200k(text, |p| total += counter.piece(p)),
+    }
+    total
 }
 
 /// Exact token count of raw bytes; invalid UTF-8 is counted as U+FFFD, as

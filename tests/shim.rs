@@ -1,6 +1,8 @@
 //! The shim end to end: real processes, a real symlink named like a tool first
 //! on PATH, real pipes, files, signals and exit codes.
 
+#[path = "shim/aws.rs"]
+mod aws;
 mod common;
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -111,14 +113,21 @@ fn exit_codes_are_the_tools_own() {
     let sb = Sandbox::new();
     sb.shimmed("exiter", "#!/bin/sh\necho '{\"a\": [1, 2]}'\nexit \"$1\"\n");
     sb.shimmed("texter", "#!/bin/sh\necho plain text\nexit \"$1\"\n");
+    // All at once: each case is a few process starts.
+    let mut running = Vec::new();
     for code in [0, 1, 2, 42, 127, 255] {
         for tool in ["exiter", "texter"] {
             for agent in [true, false] {
                 let mut cmd = if agent { sb.agent(sb.shims.join(tool)) } else { sb.cmd(sb.shims.join(tool)) };
-                let out = cmd.arg(code.to_string()).output().unwrap();
-                assert_eq!(out.status.code(), Some(code), "{tool} {code} agent={agent}");
+                let child =
+                    cmd.arg(code.to_string()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+                running.push((code, tool, agent, child));
             }
         }
+    }
+    for (code, tool, agent, child) in running {
+        let out = wait_within(child, MINUTE);
+        assert_eq!(out.status.code(), Some(code), "{tool} {code} agent={agent}");
     }
 }
 
@@ -449,4 +458,69 @@ fn a_killed_shim_leaves_no_orphan() {
     child.kill().unwrap(); // SIGKILL: no chance to forward anything
     child.wait().unwrap();
     wait_for_file(&heard, MINUTE);
+}
+
+#[test]
+fn a_signal_after_the_tool_exited_stops_the_shim_itself() {
+    let sb = Sandbox::new();
+    let done = sb.path("done");
+    // Several MB of JSON: compressing it keeps the shim busy after the tool
+    // is gone. SIGTERM then is for the shim (no child to forward it to).
+    sb.shimmed(
+        "bulk",
+        &format!(
+            "#!/usr/bin/env python3\nimport json, sys\n\
+             rows = [{{'id': i, 'name': 'item-%d' % i, 'state': 'running'}} for i in range(150000)]\n\
+             sys.stdout.write(json.dumps(rows))\nsys.stdout.flush()\nopen('{}', 'w').close()\n",
+            done.display()
+        ),
+    );
+    let mut child =
+        sb.agent(sb.shims.join("bulk")).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let drain = std::thread::spawn(move || std::io::copy(&mut stdout, &mut std::io::sink()));
+    wait_for_file(&done, MINUTE);
+    std::thread::sleep(Duration::from_millis(300));
+    if child.try_wait().unwrap().is_some() {
+        eprintln!("note: the shim finished compressing within 300 ms; nothing to interrupt");
+        return;
+    }
+    // SAFETY: signalling the shim we spawned.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let out = wait_within(child, MINUTE);
+    drain.join().unwrap().unwrap();
+    assert_eq!(code(out.status), 143);
+}
+
+#[test]
+fn a_tool_script_without_a_shebang_runs_as_the_shell_would_run_it() {
+    let sb = Sandbox::new();
+    sb.shimmed("bare", "echo '{\"a\": [1, 2]}'\nexit 3\n");
+    for agent in [true, false] {
+        let mut cmd = if agent { sb.agent(sb.shims.join("bare")) } else { sb.cmd(sb.shims.join("bare")) };
+        let out = output_within(&mut cmd, MINUTE);
+        assert_eq!(out.status.code(), Some(3), "agent={agent}: {}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(receipt(&out.stderr).is_some(), agent);
+    }
+}
+
+#[test]
+fn a_pty_agent_reads_the_compressed_form() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("note: util-linux `script` is missing; pty case skipped");
+        return;
+    }
+    let sb = Sandbox::new();
+    sb.shimmed("lister", "#!/bin/sh\necho '{\"Items\": [{\"Id\": 1}, {\"Id\": 2}, {\"Id\": 3}]}'\n");
+    // `script` gives the tool a terminal as stdout (and stderr), as Gemini CLI
+    // or Codex with a tty do.
+    let mut agent = sb.agent("script");
+    agent.args(["-qec", "lister", "/dev/null"]);
+    let mut human = sb.cmd("script");
+    human.args(["-qec", "lister", "/dev/null"]);
+    let agent = output_within(&mut agent, MINUTE);
+    let human = output_within(&mut human, MINUTE);
+    assert!(receipt(&agent.stdout).is_some(), "{}", String::from_utf8_lossy(&agent.stdout));
+    assert_eq!(receipt(&human.stdout), None);
+    assert!(String::from_utf8_lossy(&human.stdout).starts_with("{\"Items\""));
 }

@@ -38,7 +38,14 @@ options:
   --exit N                   ... with this exit status
 
 Called through a symlink named after a tool (aws, kubectl, gh, ...), it runs
-the real tool and compresses its stdout when an agent reads it.";
+the real tool and compresses its stdout when an agent reads it.
+
+shim environment:
+  TOKENSIEVE=on|off             compress as if an agent ran us / never compress
+  TOKENSIEVE_HOME               shims, raw outputs, history (default ~/.tokensieve)
+  TOKENSIEVE_CAPTURE_MAX_BYTES  stream instead of buffering past this (64 MiB)
+  TOKENSIEVE_TEXT_WAIT_SECS     stream claimed text held longer than this (120)
+  TOKENSIEVE_DEBUG=1            print the compress/passthrough decision and its cost";
 
 /// Options every subcommand understands.
 #[derive(Debug, Default)]
@@ -104,7 +111,7 @@ fn raw_subcommand(sub: &str, mut rest: Vec<OsString>, global: &Global) -> Result
         rest.remove(0);
     }
     match sub {
-        "run" => run::run(rest),
+        "run" => run::run(rest, global),
         "fetch" => fetch::run(rest, global),
         "install" => install::install(rest),
         "uninstall" => install::uninstall(rest),

@@ -6,9 +6,11 @@ use std::process::ExitCode;
 
 use anyhow::{Result, bail};
 
-pub(crate) fn run(rest: Vec<OsString>) -> Result<ExitCode> {
+use super::Global;
+
+pub(crate) fn run(rest: Vec<OsString>, global: &Global) -> Result<ExitCode> {
     let Some((cmd, args)) = rest.split_first() else {
         bail!("run: missing command (tokensieve run -- CMD ARGS...)");
     };
-    Ok(crate::shim::run_explicit(cmd, args))
+    Ok(crate::shim::run_explicit(cmd, args, global.settings.clone()))
 }

@@ -27,27 +27,36 @@ use crate::pipeline::{Hint, Settings};
 /// Shim mode: `name` is the basename we were called as.
 pub fn main(name: &str, args: Vec<OsString>) -> ExitCode {
     let argv0 = std::env::args_os().next().unwrap_or_else(|| name.into());
-    launch(name, None, &argv0, &args, false)
+    launch(name, None, &argv0, &args, None)
 }
 
 /// `tokensieve run -- CMD ARGS...`: the shim's behaviour as if an agent
 /// marker were set. `CMD` with a `/` is run as given; otherwise it is looked
-/// up on `$PATH` like a shim would (skipping tokensieve itself).
-pub fn run_explicit(cmd: &OsStr, args: &[OsString]) -> ExitCode {
+/// up on `$PATH` like a shim would (skipping tokensieve itself). `settings`
+/// come from the command line (`--tokenizer` before `run`).
+pub fn run_explicit(cmd: &OsStr, args: &[OsString], settings: Settings) -> ExitCode {
     let path = Path::new(cmd);
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let given = cmd.to_string_lossy().contains('/').then(|| path.to_path_buf());
-    launch(&name, given, cmd, args, true)
+    launch(&name, given, cmd, args, Some(settings))
 }
 
-fn launch(name: &str, given: Option<PathBuf>, argv0: &OsStr, args: &[OsString], explicit: bool) -> ExitCode {
+/// `settings` is `Some` for `tokensieve run` (explicit: as if an agent
+/// marker were set); a shim reads them from the environment when it needs them.
+fn launch(
+    name: &str,
+    given: Option<PathBuf>,
+    argv0: &OsStr,
+    args: &[OsString],
+    settings: Option<Settings>,
+) -> ExitCode {
     let started = Instant::now();
     let skip = resolve::self_ids();
     let Some(real) = given.or_else(|| resolve::find(name, std::env::var_os("PATH").as_deref(), &skip)) else {
         eprintln!("{}", resolve::not_found_message(name));
         return ExitCode::from(127);
     };
-    let decision = policy::decide(name, args, explicit);
+    let decision = policy::decide(name, args, settings.is_some());
     if std::env::var_os("TOKENSIEVE_DEBUG").is_some_and(|v| !v.is_empty()) {
         let took = started.elapsed().as_micros();
         match &decision {
@@ -60,11 +69,11 @@ fn launch(name: &str, given: Option<PathBuf>, argv0: &OsStr, args: &[OsString], 
     let launch = Launch { real: &real, argv0, args, shims: resolve::ids_env_value(&skip) };
     match decision {
         Decision::Passthrough(_) => cannot_run(&real, &child::exec(&launch)),
-        Decision::Compress => compress(name, &launch, started),
+        Decision::Compress => compress(name, &launch, settings, started),
     }
 }
 
-fn compress(name: &str, launch: &Launch, started: Instant) -> ExitCode {
+fn compress(name: &str, launch: &Launch, settings: Option<Settings>, started: Instant) -> ExitCode {
     let mut words = vec![name.to_owned()];
     words.extend(launch.args.iter().map(|a| a.to_string_lossy().into_owned()));
     let claimed = crate::text::claims(&words);
@@ -73,9 +82,11 @@ fn compress(name: &str, launch: &Launch, started: Instant) -> ExitCode {
         Err(e) => return cannot_run(launch.real, &e),
     };
     if let Captured::Buffered(raw) = outcome.captured {
-        let settings = crate::cli::settings_from_env().unwrap_or_else(|e| {
-            eprintln!("tokensieve: {e:#}; using the defaults");
-            Settings::default()
+        let settings = settings.unwrap_or_else(|| {
+            crate::cli::settings_from_env().unwrap_or_else(|e| {
+                eprintln!("tokensieve: {e:#}; using the defaults");
+                Settings::default()
+            })
         });
         let hint = Hint { command: words, exit_code: outcome.code };
         deliver_or_raw(&raw, &hint, &settings, started);

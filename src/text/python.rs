@@ -186,7 +186,7 @@ fn pytest(text: &str) -> Option<String> {
             out.push(line.to_string());
             continue;
         }
-        if line.trim().is_empty() {
+        if line.trim().is_empty() || line.starts_with("-- Docs: ") {
             continue;
         }
         out.push(line.to_string());

@@ -1,15 +1,14 @@
 //! The real AWS CLI through an `aws` shim, against a local moto server.
 //! scripts/test.sh builds the venv (awscli + moto[server]) once and exports
-//! its bin folder as TOKENSIEVE_TEST_AWS_VENV.
-
-mod common;
+//! its bin folder as TOKENSIEVE_TEST_AWS_VENV. (A module of tests/shim.rs so
+//! its slow Python start-ups overlap with the other shim tests.)
 
 use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use common::*;
+use super::common::{Sandbox, output_within, receipt};
 
 fn venv() -> Option<PathBuf> {
     match std::env::var_os("TOKENSIEVE_TEST_AWS_VENV") {
@@ -102,8 +101,8 @@ fn the_real_aws_cli_through_the_shim() {
     // An agent reads: compressed, with a receipt, every VPC id still there.
     let out = run(sb.agent_bash(&describe), &sb);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let receipt = receipt(&out.stderr).expect("a receipt");
-    assert!(!receipt.ends_with("Shape: raw"), "describe-vpcs should compress: {receipt}");
+    let line = receipt(&out.stderr).expect("a receipt");
+    assert!(!line.ends_with("Shape: raw"), "describe-vpcs should compress: {line}");
     let seen = String::from_utf8_lossy(&out.stdout);
     for id in &ids {
         assert!(seen.contains(id.as_str()), "{id} missing from:\n{seen}");
@@ -112,7 +111,7 @@ fn the_real_aws_cli_through_the_shim() {
     // Piped into a program: the program gets real JSON.
     let out = run(sb.agent_bash(&format!("{describe} | python3 -m json.tool")), &sb);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert_eq!(common::receipt(&out.stderr), None);
+    assert_eq!(receipt(&out.stderr), None);
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(doc["Vpcs"].as_array().unwrap().len() >= 2);
 
