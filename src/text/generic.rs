@@ -156,8 +156,12 @@ fn keyword_counts(lines: &[&str]) -> String {
             }
         }
     }
-    let parts: Vec<String> =
+    let mut parts: Vec<String> =
         KEYWORDS.iter().zip(counts).filter(|(_, n)| *n > 0).map(|(w, n)| format!("{w} {n}")).collect();
+    let http = lines.iter().filter(|l| HTTP_ERROR.is_match(l)).count();
+    if http > 0 {
+        parts.push(format!("HTTP 4xx/5xx {http}"));
+    }
     if parts.is_empty() { "none".to_string() } else { parts.join(", ") }
 }
 
@@ -213,7 +217,7 @@ fn summary(lines: &[&str], runs: &[Run], chars: usize, _settings: &Settings) -> 
                     out.push("…".into());
                 }
                 let n = seen.get(&shape(line)).copied().filter(|_| is_signal(line)).unwrap_or(1);
-                let more = if j == i && n > 1 { format!(" (×{n} similar in all)") } else { String::new() };
+                let more = if n > 1 { format!(" (×{n} similar in all)") } else { String::new() };
                 out.push(format!("L{}: {}{more}", j + 1, cut(line)));
                 last_printed = Some(j);
             }

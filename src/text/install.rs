@@ -63,7 +63,11 @@ impl Filter for Install {
         let mut seen: HashSet<String> = HashSet::new();
         let mut dropped = 0usize;
         let mut anchored = false;
+        let mut satisfied = 0usize;
         for line in text.lines() {
+            if line.starts_with("Requirement already satisfied") {
+                satisfied += 1;
+            }
             if NOISE.is_match(line) || BAR.is_match(line) {
                 dropped += 1;
                 continue;
@@ -80,6 +84,9 @@ impl Filter for Install {
                 continue;
             }
             out.push(shorten_long_lists(t));
+        }
+        if satisfied > 0 {
+            out.push(format!("({satisfied} requirements already satisfied)"));
         }
         (anchored || dropped > 0).then(|| tidy(&out))
     }
@@ -109,7 +116,7 @@ fn depth(line: &str) -> Option<usize> {
     if !prefix.chars().all(|c| "│├└─┬ `|+-".contains(c)) {
         return None;
     }
-    Some(prefix.chars().count() / 2 - 1)
+    Some((prefix.chars().count() / 2).saturating_sub(1))
 }
 
 fn npm_ls(text: &str) -> Option<String> {

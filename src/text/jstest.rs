@@ -23,7 +23,7 @@ static SUMMARY: Lazy<Regex> = Lazy::new(|| {
         .unwrap()
 });
 static NOISE: Lazy<Regex> = Lazy::new(|| {
-    Regex::new(r"^(?:npm (?:warn|WARN|notice)|> |\s*Snapshots:|\s*Time:|Ran all test suites|\s*Start at|\s*Duration|\s*RUN\s+v\d|ℹ duration_ms|ℹ (?:cancelled|skipped|todo) 0$|\s*⎯+\s*$)")
+    Regex::new(r"^(?:npm (?:warn|WARN|notice)|> |\s*Snapshots:|\s*Time:|Ran all test suites|\s*Start at|\s*Duration|\s*RUN\s+v\d|ℹ duration_ms|ℹ (?:cancelled|skipped|todo) 0$|\s*⎯+(?:\[\d+/\d+\]⎯*)?\s*$)")
         .unwrap()
 });
 

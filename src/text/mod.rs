@@ -316,3 +316,40 @@ mod real_outputs {
         assert!(r.text.contains("\ntail:\n"));
     }
 }
+
+/// No filter may panic on any text: every filter over every fixture, whole
+/// and cut into odd pieces (a panic would only cost the summary, but still).
+#[cfg(test)]
+mod robustness {
+    use super::*;
+
+    #[test]
+    fn every_filter_survives_every_fixture() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/text");
+        let mut texts = Vec::new();
+        for dir in [root.clone(), root.join("local")] {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let p = entry.unwrap().path();
+                if p.extension().is_some_and(|e| e == "txt") {
+                    texts.push(clean::clean(&std::fs::read_to_string(&p).unwrap()));
+                }
+            }
+        }
+        let inv = Invocation::parse(&["tool".to_string()]).unwrap();
+        for text in &texts {
+            let lines: Vec<&str> = text.lines().collect();
+            let pieces = [
+                text.clone(),
+                lines[lines.len() / 2..].join("\n"),
+                lines.iter().step_by(7).copied().collect::<Vec<_>>().join("\n"),
+                lines.iter().map(|l| format!(" {l}")).collect::<Vec<_>>().join("\n"),
+            ];
+            for piece in &pieces {
+                for f in FILTERS {
+                    let _ = f.summarize(&inv, piece, 1);
+                }
+                let _ = generic::render(piece, 1, &Settings { text_threshold: 500, ..Settings::default() });
+            }
+        }
+    }
+}
