@@ -39,6 +39,7 @@ static HTTP_ERROR: Lazy<Regex> = Lazy::new(|| {
     Regex::new(r#"(?i)(?:HTTP/\d(?:\.\d)?"?\s+|\bstatus(?:[ _]?code)?["']?[=: ]+|\bcode[=: ]+)[45]\d\d\b"#)
         .expect("valid http status regex")
 });
+static MARKERS: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\s*[\^~]{2,}\s*$").expect("valid marker regex"));
 const KEYWORDS: &[&str] = &["error", "warn", "fail", "exception", "panic", "traceback"];
 
 /// The line with every number and long hex id replaced by `#`.
@@ -117,7 +118,8 @@ fn render_run(run: &Run, out: &mut Vec<String>, shorten: bool) {
 
 /// The generic rendering of cleaned text; `None` when it would change nothing.
 pub fn render(text: &str, exit_code: i32, settings: &Settings) -> Option<String> {
-    let lines: Vec<&str> = text.lines().collect();
+    // caret/tilde-only lines point at columns of the line above: noise here
+    let lines: Vec<&str> = text.lines().filter(|l| !MARKERS.is_match(l)).collect();
     let runs = fold(&lines);
     let mut folded = Vec::new();
     for run in &runs {
@@ -128,7 +130,7 @@ pub fn render(text: &str, exit_code: i32, settings: &Settings) -> Option<String>
     let large = text.len() > settings.text_threshold;
     if body.len() > settings.text_threshold {
         body = summary(&lines, &runs, text.len(), settings);
-    } else if runs.len() == lines.len() && exit_code == 0 {
+    } else if runs.len() == lines.len() && lines.len() == text.lines().count() && exit_code == 0 {
         return None;
     }
     if exit_code != 0 {
@@ -290,6 +292,13 @@ mod tests {
         let out = render(&text, 0, &settings(4000)).unwrap();
         assert!(out.contains("GET /a/99 HTTP/1.1\" 404 -"), "{out}");
         assert!(out.contains("(×10 similar)"), "{out}");
+    }
+
+    #[test]
+    fn caret_lines_go() {
+        let out =
+            render("x = compute(a, b)\n    ^^^^^^^\nTypeError: bad operand\n", 1, &settings(4000)).unwrap();
+        assert_eq!(out, "x = compute(a, b)\nTypeError: bad operand\nexit 1\n");
     }
 
     #[test]

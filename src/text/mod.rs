@@ -95,6 +95,14 @@ pub fn render(text: &str, hint: Option<&Hint>, settings: &Settings) -> Option<Re
             shape: Shape::Text(filter.name().into()),
         });
     }
+    // any tool can die with a Python traceback (aws, gcloud, scripts run as
+    // `./x.py`): below the threshold it gets the traceback treatment
+    if !large && let Some(body) = python::traceback(&cleaned) {
+        return Some(Rendered {
+            text: finish(body, hint.exit_code, None),
+            shape: Shape::Text("python".into()),
+        });
+    }
     let text = generic::render(&cleaned, hint.exit_code, settings)?;
     Some(Rendered { text, shape: Shape::Text("generic".into()) })
 }
@@ -209,6 +217,18 @@ mod tests {
         assert_eq!(cap(half.clone(), 40, None), half);
         let small = "a\nb\n".to_string();
         assert_eq!(cap(small.clone(), 1000, None), small);
+    }
+
+    #[test]
+    fn a_traceback_from_any_tool_loses_its_carets() {
+        let hint = Hint { command: words("aws s3 ls"), exit_code: 255 };
+        let text = "Traceback (most recent call last):\n  File \"/usr/lib/python3/dist-packages/awscli/clidriver.py\", line 9, in main\n    return run()\n           ^^^^^\nKeyError: 'region'\n";
+        let r = render(text, Some(&hint), &Settings::default()).unwrap();
+        assert_eq!(r.shape, Shape::Text("python".into()));
+        assert_eq!(
+            r.text,
+            "Traceback (most recent call last):\n  … 1 library frames\nKeyError: 'region'\nexit 255\n"
+        );
     }
 
     #[test]

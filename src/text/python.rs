@@ -71,7 +71,8 @@ impl Filter for Python {
     fn claims(&self, inv: &Invocation) -> bool {
         // `python script.py` (not `-c`, not a REPL, not `-m module`: those were
         // resolved to the module's own name already)
-        inv.tool == "python" && inv.args.first().is_some_and(|a| a.ends_with(".py"))
+        (inv.tool == "python" && inv.args.first().is_some_and(|a| a.ends_with(".py")))
+            || inv.tool.ends_with(".py")
     }
 
     fn summarize(&self, _inv: &Invocation, text: &str, _exit: i32) -> Option<String> {
@@ -197,7 +198,7 @@ fn pytest(text: &str) -> Option<String> {
     Some(tidy(&out))
 }
 
-fn traceback(text: &str) -> Option<String> {
+pub fn traceback(text: &str) -> Option<String> {
     if !text.contains("Traceback (most recent call last):") {
         return None;
     }
