@@ -49,6 +49,8 @@ const MAX_TEXT: usize = 160;
 /// below `LARGE` chars (the default text threshold) nothing is capped by size.
 const SHARE: f64 = 0.35;
 const LARGE: usize = 4000;
+/// `ls -l` entries per output line.
+const LS_PER_LINE: usize = 12;
 /// Below this many hits/paths in dependency folders they are listed normally.
 const VENDORED_MIN: usize = 50;
 
@@ -108,7 +110,12 @@ impl Filter for Grep {
     }
 
     fn claims(&self, inv: &Invocation) -> bool {
-        inv.is(&["grep", "egrep", "fgrep", "rg", "ag", "ack"]) || (inv.tool == "git" && inv.sub() == "grep")
+        let tool = inv.is(&["grep", "egrep", "fgrep", "rg", "ag", "ack"])
+            || (inv.tool == "git" && inv.sub() == "grep");
+        // counts (-c) and file lists (-l, -L) are not `path:line:text` hits
+        let not_hits = ['c', 'l', 'L'].iter().any(|&f| inv.has_short(f))
+            || ["--count", "--files-with-matches", "--files-without-match"].iter().any(|f| inv.has_flag(f));
+        tool && !not_hits
     }
 
     fn summarize(&self, _inv: &Invocation, text: &str, _exit: i32) -> Option<String> {
@@ -230,9 +237,8 @@ impl Filter for Find {
 
 fn find(text: &str) -> Option<String> {
     let paths: Vec<&str> = text.lines().filter(|l| !l.is_empty()).collect();
-    if paths.len() < 20
-        || paths.iter().any(|p| p.contains(": ") && p.starts_with("find:")) && paths.len() < 40
-    {
+    // a short listing is already what the agent wants to read
+    if paths.len() < 20 {
         return None;
     }
     let vendored_count = paths.iter().filter(|p| vendored_root(p).is_some()).count();
@@ -317,15 +323,31 @@ fn ls(text: &str) -> Option<String> {
     if n_entries < 5 {
         return None;
     }
-    let common = |col: usize| -> String {
-        let mut counts: HashMap<String, usize> = HashMap::new();
+    let common = |col: usize, kind: Option<char>| -> String {
+        let mut counts: BTreeMap<String, usize> = BTreeMap::new();
         for c in entries.iter().flatten() {
-            *counts.entry(c[col].to_string()).or_default() += 1;
+            if kind.is_none_or(|k| c[1].starts_with(k)) {
+                *counts.entry(c[col].to_string()).or_default() += 1;
+            }
         }
-        counts.into_iter().max_by_key(|(_, n)| *n).map(|(k, _)| k).unwrap_or_default()
+        // the most frequent, ties to the first name: a listing always reads the same
+        counts
+            .into_iter()
+            .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
+            .map(|(k, _)| k)
+            .unwrap_or_default()
     };
-    let (owner, group) = (common(2), common(3));
-    let mut out = vec![format!("(owner {owner}:{group} unless shown; dates omitted)")];
+    let (owner, group) = (common(2, None), common(3, None));
+    let (file_mode, dir_mode) = (common(1, Some('-')), common(1, Some('d')));
+    let mut usual_modes = Vec::new();
+    if !file_mode.is_empty() {
+        usual_modes.push(format!("files {file_mode}"));
+    }
+    if !dir_mode.is_empty() {
+        usual_modes.push(format!("dirs {dir_mode}"));
+    }
+    let mut out =
+        vec![format!("({}, owner {owner}:{group} unless shown; dates omitted)", usual_modes.join(", "))];
     let mut skipping: Option<(usize, String)> = None;
     let mut row: Vec<String> = Vec::new();
     let flush = |row: &mut Vec<String>, out: &mut Vec<String>| {
@@ -372,11 +394,7 @@ fn ls(text: &str) -> Option<String> {
         } else {
             format!("{name} {size}")
         };
-        let usual = if mode.starts_with('d') {
-            mode.starts_with("drwxr-xr-x")
-        } else {
-            mode.starts_with("-rw-r--r--")
-        };
+        let usual = if mode.starts_with('d') { mode == dir_mode } else { mode == file_mode };
         if !usual && !mode.starts_with('l') {
             item.push_str(&format!(" {mode}"));
         }
@@ -384,6 +402,9 @@ fn ls(text: &str) -> Option<String> {
             item.push_str(&format!(" {}:{}", &c[2], &c[3]));
         }
         row.push(item);
+        if row.len() == LS_PER_LINE {
+            flush(&mut row, &mut out);
+        }
     }
     flush(&mut row, &mut out);
     if let Some((n, dir)) = skipping {
@@ -437,7 +458,7 @@ mod tests {
         let out = ls(text).unwrap();
         assert_eq!(
             out,
-            "(owner root:root unless shown; dates omitted)\nd:\ntotal 24\na.py 120  run.sh 7000 -rwxr-xr-x  sub/  b.py 10 dev:dev  c.py 5\n"
+            "(files -rw-r--r--, dirs drwxr-xr-x, owner root:root unless shown; dates omitted)\nd:\ntotal 24\na.py 120  run.sh 7000 -rwxr-xr-x  sub/  b.py 10 dev:dev  c.py 5\n"
         );
     }
 

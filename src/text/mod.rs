@@ -44,7 +44,6 @@ pub trait Filter: Sync {
 static FILTERS: &[&dyn Filter] = &[
     &cargo::Cargo,
     &python::Pytest,
-    &python::Python,
     &gotool::Go,
     &jstest::JsTest,
     &lint::Tsc,
@@ -93,6 +92,14 @@ pub fn render(text: &str, hint: Option<&Hint>, settings: &Settings) -> Option<Re
         return Some(Rendered {
             text: finish(body, hint.exit_code, note),
             shape: Shape::Text(filter.name().into()),
+        });
+    }
+    // any tool can die with a Python traceback (aws, gcloud, scripts run as
+    // `./x.py`): below the threshold it gets the traceback treatment
+    if !large && let Some(body) = python::traceback(&cleaned) {
+        return Some(Rendered {
+            text: finish(body, hint.exit_code, None),
+            shape: Shape::Text("python".into()),
         });
     }
     let text = generic::render(&cleaned, hint.exit_code, settings)?;
@@ -171,6 +178,8 @@ mod tests {
         assert!(claims(&words("cargo test --all")));
         assert!(claims(&words("npx jest")));
         assert!(claims(&words("python3 -m pytest -q")));
+        assert!(!claims(&words("cargo run --release")));
+        assert!(!claims(&words("python3 server.py")));
         assert!(claims(&words("RUST_BACKTRACE=1 cargo test")));
         assert!(claims(&words("git -C repo status")));
         assert!(!claims(&words("aws s3 ls")));
@@ -209,6 +218,18 @@ mod tests {
         assert_eq!(cap(half.clone(), 40, None), half);
         let small = "a\nb\n".to_string();
         assert_eq!(cap(small.clone(), 1000, None), small);
+    }
+
+    #[test]
+    fn a_traceback_from_any_tool_loses_its_carets() {
+        let hint = Hint { command: words("aws s3 ls"), exit_code: 255 };
+        let text = "Traceback (most recent call last):\n  File \"/usr/lib/python3/dist-packages/awscli/clidriver.py\", line 9, in main\n    return run()\n           ^^^^^\nKeyError: 'region'\n";
+        let r = render(text, Some(&hint), &Settings::default()).unwrap();
+        assert_eq!(r.shape, Shape::Text("python".into()));
+        assert_eq!(
+            r.text,
+            "Traceback (most recent call last):\n  … 1 library frames\nKeyError: 'region'\nexit 255\n"
+        );
     }
 
     #[test]
