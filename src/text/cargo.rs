@@ -54,21 +54,11 @@ impl Filter for Cargo {
     }
 
     fn claims(&self, inv: &Invocation) -> bool {
+        // not `cargo run`: its stdout is the program's own (and may be a server)
         inv.tool == "cargo"
             && matches!(
                 inv.sub(),
-                "build"
-                    | "b"
-                    | "check"
-                    | "c"
-                    | "clippy"
-                    | "test"
-                    | "t"
-                    | "nextest"
-                    | "bench"
-                    | "doc"
-                    | "run"
-                    | "r"
+                "build" | "b" | "check" | "c" | "clippy" | "test" | "t" | "nextest" | "bench" | "doc"
             )
     }
 

@@ -87,7 +87,7 @@ impl Filter for Eslint {
 
 impl Filter for PyLint {
     fn name(&self) -> &'static str {
-        "pylint"
+        "python-lint"
     }
 
     fn claims(&self, inv: &Invocation) -> bool {

@@ -237,9 +237,8 @@ impl Filter for Find {
 
 fn find(text: &str) -> Option<String> {
     let paths: Vec<&str> = text.lines().filter(|l| !l.is_empty()).collect();
-    if paths.len() < 20
-        || paths.iter().any(|p| p.contains(": ") && p.starts_with("find:")) && paths.len() < 40
-    {
+    // a short listing is already what the agent wants to read
+    if paths.len() < 20 {
         return None;
     }
     let vendored_count = paths.iter().filter(|p| vendored_root(p).is_some()).count();

@@ -44,7 +44,6 @@ pub trait Filter: Sync {
 static FILTERS: &[&dyn Filter] = &[
     &cargo::Cargo,
     &python::Pytest,
-    &python::Python,
     &gotool::Go,
     &jstest::JsTest,
     &lint::Tsc,
@@ -179,6 +178,8 @@ mod tests {
         assert!(claims(&words("cargo test --all")));
         assert!(claims(&words("npx jest")));
         assert!(claims(&words("python3 -m pytest -q")));
+        assert!(!claims(&words("cargo run --release")));
+        assert!(!claims(&words("python3 server.py")));
         assert!(claims(&words("RUST_BACKTRACE=1 cargo test")));
         assert!(claims(&words("git -C repo status")));
         assert!(!claims(&words("aws s3 ls")));
