@@ -107,6 +107,23 @@ fn doctor_reports_problems_and_uninstall_removes_everything() {
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out).contains("is not on PATH"), "{}", text(&out));
 
+    // Another folder earlier on PATH shadows the shim; a second tokensieve
+    // copy between the shim and the real tool is a double installation.
+    let early = home.path().join("early");
+    fs::create_dir(&early).unwrap();
+    fs::copy(home.path().join("tools/aws"), early.join("aws")).unwrap();
+    let out =
+        home.bash("PATH=~/early:~/.tokensieve/bin:~/tools:/usr/bin:/bin ~/.tokensieve/bin/tokensieve doctor");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out).contains("comes first on PATH, the shim is never called"), "{}", text(&out));
+    fs::remove_file(early.join("aws")).unwrap();
+    fs::copy(BIN, early.join("tokensieve")).unwrap();
+    std::os::unix::fs::symlink("tokensieve", early.join("aws")).unwrap();
+    let out =
+        home.bash("PATH=~/.tokensieve/bin:~/early:~/tools:/usr/bin:/bin ~/.tokensieve/bin/tokensieve doctor");
+    assert!(text(&out).contains("another tokensieve binary"), "{}", text(&out));
+    fs::remove_dir_all(&early).unwrap();
+
     // A file of the user's own is never replaced.
     fs::write(bin.join("gh"), "#!/bin/sh\n").unwrap();
     let out = home.bash("~/.tokensieve/bin/tokensieve install gh");

@@ -48,32 +48,28 @@ pub fn seed_pick(value: &Value) -> Rendered {
     Rendered { text: pvfn::encode(value), shape: Shape::Pvfn }
 }
 
-/// Above this many bytes, candidates are ranked on a sample (the receipt
-/// still counts the winner exactly): counting every candidate of a 5.8 MB
-/// document in full costs seconds.
+/// Above this size the router picks the shape on a sample of the document
+/// (every array cut to its first `SAMPLE_ITEMS` elements) and encodes only the
+/// winner in full: building and counting five renderings of a 5.8 MB
+/// document costs seconds; the receipt still counts the output exactly.
 const SAMPLE_ABOVE: usize = 256 * 1024;
-const SAMPLE_BYTES: usize = 64 * 1024;
-
-/// Tokens of `text`, or an estimate from a sample of its head scaled by size.
-fn cost(enc: Encoding, text: &str) -> usize {
-    if text.len() <= SAMPLE_ABOVE {
-        return auditor::count(enc, text);
-    }
-    let mut cut = SAMPLE_BYTES;
-    while !text.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    let head = auditor::count(enc, &text[..cut]);
-    (head as f64 * text.len() as f64 / cut as f64) as usize
-}
+const SAMPLE_ITEMS: usize = 48;
 
 /// The candidate with the fewest tokens.
 pub fn route(value: &Value, enc: Encoding) -> Rendered {
+    if approx_len(value) <= SAMPLE_ABOVE {
+        return smallest(candidates(value), enc);
+    }
+    let winner = smallest(candidates(&sample(value)), enc).shape;
+    encode_as(&winner, value)
+}
+
+fn smallest(cands: Vec<Rendered>, enc: Encoding) -> Rendered {
     let debug = std::env::var_os("TOKENSIEVE_DEBUG_ROUTER").is_some();
-    candidates(value)
+    cands
         .into_iter()
         .map(|r| {
-            let n = cost(enc, &r.text);
+            let n = auditor::count(enc, &r.text);
             if debug {
                 eprintln!("router: {} {n} tok ({} bytes)", r.shape, r.text.len());
             }
@@ -82,4 +78,35 @@ pub fn route(value: &Value, enc: Encoding) -> Rendered {
         .min_by_key(|(n, _)| *n)
         .map(|(_, r)| r)
         .expect("at least one candidate")
+}
+
+/// The full document in the shape that won on the sample.
+fn encode_as(shape: &Shape, value: &Value) -> Rendered {
+    let text = match shape {
+        Shape::Outline => outline::encode(value, outline::Tuning::default()),
+        Shape::Flow => flow(value),
+        Shape::SchemaYaml => return seed_pick(value),
+        Shape::Pvfn => pvfn::encode(value),
+        _ => value.to_string(),
+    };
+    Rendered { text, shape: shape.clone() }
+}
+
+/// Roughly the minified length, without building it.
+fn approx_len(v: &Value) -> usize {
+    match v {
+        Value::Object(m) => m.iter().map(|(k, x)| k.len() + 4 + approx_len(x)).sum::<usize>() + 2,
+        Value::Array(a) => a.iter().map(|x| approx_len(x) + 1).sum::<usize>() + 2,
+        Value::String(s) => s.len() + 2,
+        _ => 8,
+    }
+}
+
+/// `v` with every array cut to its first `SAMPLE_ITEMS` elements.
+fn sample(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(m.iter().map(|(k, x)| (k.clone(), sample(x))).collect()),
+        Value::Array(a) => Value::Array(a.iter().take(SAMPLE_ITEMS).map(sample).collect()),
+        other => other.clone(),
+    }
 }

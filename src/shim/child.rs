@@ -36,16 +36,31 @@ pub struct Launch<'a> {
 }
 
 impl Launch<'_> {
-    fn command(&self) -> Command {
-        let mut cmd = Command::new(self.real);
-        cmd.arg0(self.argv0).args(self.args).env(DEPTH_ENV, "1").env(SHIMS_ENV, &self.shims);
+    /// `via_sh`: a file without `#!` (ENOEXEC) runs as a shell script, as
+    /// the shell itself would have run it.
+    fn command(&self, via_sh: bool) -> Command {
+        let mut cmd = if via_sh {
+            let mut sh = Command::new("/bin/sh");
+            sh.arg(self.real);
+            sh
+        } else {
+            let mut direct = Command::new(self.real);
+            direct.arg0(self.argv0);
+            direct
+        };
+        cmd.args(self.args).env(DEPTH_ENV, "1").env(SHIMS_ENV, &self.shims);
         cmd
     }
 }
 
+fn is_enoexec(err: &io::Error) -> bool {
+    err.raw_os_error() == Some(libc::ENOEXEC)
+}
+
 /// Replaces this process with the real tool. Returns only on failure.
 pub fn exec(launch: &Launch) -> io::Error {
-    launch.command().exec()
+    let err = launch.command(false).exec();
+    if is_enoexec(&err) { launch.command(true).exec() } else { err }
 }
 
 /// Limits for one capture.
@@ -85,7 +100,30 @@ pub struct Outcome {
 /// already streamed, with its exit code. `text_claimed`: a text filter wants
 /// the whole output even when it is not JSON.
 pub fn run(launch: &Launch, text_claimed: bool, limits: Limits) -> io::Result<Outcome> {
-    let mut cmd = launch.command();
+    // Signals our caller ignores (`nohup`, `cmd &` in a script) stay ignored:
+    // no forwarder for them, and the tool inherits SIG_IGN through exec.
+    let ignored = ignored_signals();
+    let mut child = match spawn_forwarding(&mut prepare(launch, false, ignored), ignored) {
+        Err(e) if is_enoexec(&e) => spawn_forwarding(&mut prepare(launch, true, ignored), ignored)?,
+        other => other?,
+    };
+    let mut out = child.stdout.take().expect("stdout was piped");
+    let captured = capture(&mut out, text_claimed, limits);
+    // Closing our end first: a tool still writing gets SIGPIPE, as it would
+    // have if its reader had gone away, and cannot block us in wait().
+    drop(out);
+    let status = child.wait();
+    // The pid may be reused from here on, and a signal while we compress is
+    // for us again: forwarding ends with the child.
+    stop_forwarding(ignored);
+    Ok(Outcome { captured: captured?, code: exit_code(status?) })
+}
+
+/// The tool's command for a capturing run: pagers off, stdout piped, and a
+/// pre-exec hook that restores our caller's signal state and ties the
+/// tool's life to ours.
+fn prepare(launch: &Launch, via_sh: bool, ignored: [bool; 4]) -> Command {
+    let mut cmd = launch.command(via_sh);
     cmd.env("AWS_PAGER", "").env("PAGER", "cat").env("GIT_PAGER", "cat").env("GH_PAGER", "cat");
     cmd.stdout(Stdio::piped());
     let parent = std::process::id();
@@ -97,9 +135,6 @@ pub fn run(launch: &Launch, text_claimed: bool, limits: Limits) -> io::Result<Ou
         libc::pthread_sigmask(libc::SIG_BLOCK, std::ptr::null(), &mut set);
         set
     };
-    // Signals our caller ignores (`nohup`, `cmd &` in a script) stay ignored:
-    // no forwarder for them, and the tool inherits SIG_IGN through exec.
-    let ignored = ignored_signals();
     // SAFETY: the closure runs between fork and exec and only makes
     // async-signal-safe calls (signal, sigprocmask, prctl, getppid).
     unsafe {
@@ -119,14 +154,7 @@ pub fn run(launch: &Launch, text_claimed: bool, limits: Limits) -> io::Result<Ou
             Ok(())
         });
     }
-    let mut child = spawn_forwarding(&mut cmd, ignored)?;
-    let mut out = child.stdout.take().expect("stdout was piped");
-    let captured = capture(&mut out, text_claimed, limits);
-    // Closing our end first: a tool still writing gets SIGPIPE, as it would
-    // have if its reader had gone away, and cannot block us in wait().
-    drop(out);
-    let status = child.wait()?;
-    Ok(Outcome { captured: captured?, code: exit_code(status) })
+    cmd
 }
 
 /// The shell's view of a status: the code, or 128+N for death by signal N.
@@ -151,6 +179,17 @@ extern "C" fn forward(sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mut l
     if pid > 0 {
         // SAFETY: kill is async-signal-safe.
         unsafe { libc::kill(pid, sig) };
+    }
+}
+
+/// Back to the default disposition for the signals we forwarded.
+fn stop_forwarding(ignored: [bool; 4]) {
+    CHILD_PID.store(0, Ordering::SeqCst);
+    for (sig, ignored) in FORWARDED.into_iter().zip(ignored) {
+        if !ignored {
+            // SAFETY: resetting a disposition we installed.
+            unsafe { libc::signal(sig, libc::SIG_DFL) };
+        }
     }
 }
 

@@ -4,7 +4,7 @@
 //! output reduced to failing tests, their panics (message, left/right, user
 //! frames) and every `test result:` line, named by its test target.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use once_cell::sync::Lazy;
 use regex::Regex;
@@ -54,21 +54,11 @@ impl Filter for Cargo {
     }
 
     fn claims(&self, inv: &Invocation) -> bool {
+        // not `cargo run`: its stdout is the program's own (and may be a server)
         inv.tool == "cargo"
             && matches!(
                 inv.sub(),
-                "build"
-                    | "b"
-                    | "check"
-                    | "c"
-                    | "clippy"
-                    | "test"
-                    | "t"
-                    | "nextest"
-                    | "bench"
-                    | "doc"
-                    | "run"
-                    | "r"
+                "build" | "b" | "check" | "c" | "clippy" | "test" | "t" | "nextest" | "bench" | "doc"
             )
     }
 
@@ -86,6 +76,7 @@ pub fn summarize(text: &str) -> Option<String> {
     let mut target = String::new();
     // diagnostics with the same header are shown once, with every location
     let mut diags: Vec<(Vec<String>, usize)> = Vec::new();
+    let mut body_seen: Vec<HashSet<String>> = Vec::new();
     let mut by_header: HashMap<String, usize> = HashMap::new();
     let mut i = 0;
     while i < lines.len() {
@@ -105,6 +96,12 @@ pub fn summarize(text: &str) -> Option<String> {
             continue;
         }
         flush_deps(&mut out, &mut deps);
+        // cargo-nextest: `PASS [ 0.004s] crate tests::name` per passing test
+        if (verb == "PASS" || verb == "SKIP") && t.contains(" [") {
+            anchored = true;
+            i += 1;
+            continue;
+        }
         if verb == "Finished" || verb == "Executable" {
             anchored = true;
             out.push(t.to_string());
@@ -127,7 +124,7 @@ pub fn summarize(text: &str) -> Option<String> {
                     let (body, n) = &mut diags[k];
                     *n += 1;
                     for l in block.into_iter().skip(1) {
-                        if !body.contains(&l) {
+                        if body_seen[k].insert(l.clone()) {
                             body.push(l);
                         }
                     }
@@ -135,6 +132,7 @@ pub fn summarize(text: &str) -> Option<String> {
                 None => {
                     by_header.insert(line.to_string(), diags.len());
                     out.push(format!("{DIAG_SLOT}{}", diags.len()));
+                    body_seen.push(block.iter().skip(1).cloned().collect());
                     diags.push((block, 1));
                 }
             }
@@ -336,6 +334,14 @@ mod tests {
             summarize(text).unwrap(),
             "warning: missing backticks (×2)\nsrc/a.rs:1:2\nhelp: try\nsrc/b.rs:3:4\n"
         );
+    }
+
+    #[test]
+    fn nextest_passes_go() {
+        let text = "    Starting 3 tests across 1 binary\n        PASS [   0.004s] ledger tests::a\n        FAIL [   0.005s] ledger tests::b\n     Summary [   0.010s] 3 tests run: 2 passed, 1 failed, 0 skipped\n";
+        let out = summarize(text).unwrap();
+        assert!(!out.contains("tests::a") && out.contains("FAIL [   0.005s] ledger tests::b"), "{out}");
+        assert!(out.contains("Summary [   0.010s] 3 tests run: 2 passed, 1 failed"));
     }
 
     #[test]

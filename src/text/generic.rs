@@ -39,6 +39,7 @@ static HTTP_ERROR: Lazy<Regex> = Lazy::new(|| {
     Regex::new(r#"(?i)(?:HTTP/\d(?:\.\d)?"?\s+|\bstatus(?:[ _]?code)?["']?[=: ]+|\bcode[=: ]+)[45]\d\d\b"#)
         .expect("valid http status regex")
 });
+static MARKERS: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\s*[\^~]{2,}\s*$").expect("valid marker regex"));
 const KEYWORDS: &[&str] = &["error", "warn", "fail", "exception", "panic", "traceback"];
 
 /// The line with every number and long hex id replaced by `#`.
@@ -68,31 +69,26 @@ struct Run<'a> {
 fn fold<'a>(lines: &[&'a str]) -> Vec<Run<'a>> {
     let mut runs: Vec<Run<'a>> = Vec::new();
     for (i, &line) in lines.iter().enumerate() {
-        let signal = is_signal(line);
-        if let Some(last) = runs.last_mut() {
-            if line == last.text && last.identical {
-                last.count += 1;
-                continue;
-            }
-            if !line.trim().is_empty() && signal == last.signal {
-                let s = shape(line);
-                if s == last.shape {
-                    last.count += 1;
-                    last.identical = false;
-                    last.second.get_or_insert(line);
-                    continue;
-                }
-            }
+        if let Some(last) = runs.last_mut()
+            && line == last.text
+            && last.identical
+        {
+            last.count += 1;
+            continue;
         }
-        runs.push(Run {
-            first: i,
-            text: line,
-            second: None,
-            count: 1,
-            identical: true,
-            shape: shape(line),
-            signal,
-        });
+        let signal = is_signal(line);
+        let s = shape(line);
+        if let Some(last) = runs.last_mut()
+            && !line.trim().is_empty()
+            && signal == last.signal
+            && s == last.shape
+        {
+            last.count += 1;
+            last.identical = false;
+            last.second.get_or_insert(line);
+            continue;
+        }
+        runs.push(Run { first: i, text: line, second: None, count: 1, identical: true, shape: s, signal });
     }
     runs
 }
@@ -122,7 +118,8 @@ fn render_run(run: &Run, out: &mut Vec<String>, shorten: bool) {
 
 /// The generic rendering of cleaned text; `None` when it would change nothing.
 pub fn render(text: &str, exit_code: i32, settings: &Settings) -> Option<String> {
-    let lines: Vec<&str> = text.lines().collect();
+    // caret/tilde-only lines point at columns of the line above: noise here
+    let lines: Vec<&str> = text.lines().filter(|l| !MARKERS.is_match(l)).collect();
     let runs = fold(&lines);
     let mut folded = Vec::new();
     for run in &runs {
@@ -133,7 +130,7 @@ pub fn render(text: &str, exit_code: i32, settings: &Settings) -> Option<String>
     let large = text.len() > settings.text_threshold;
     if body.len() > settings.text_threshold {
         body = summary(&lines, &runs, text.len(), settings);
-    } else if runs.len() == lines.len() && exit_code == 0 {
+    } else if runs.len() == lines.len() && lines.len() == text.lines().count() && exit_code == 0 {
         return None;
     }
     if exit_code != 0 {
@@ -146,24 +143,33 @@ pub fn render(text: &str, exit_code: i32, settings: &Settings) -> Option<String>
     Some(body)
 }
 
-fn keyword_counts(lines: &[&str]) -> String {
+/// Lines per keyword (and HTTP 4xx/5xx), counted per folded run: a run's
+/// lines differ only in numbers, so they carry the same words.
+fn keyword_counts(runs: &[Run]) -> String {
     let mut counts = [0usize; KEYWORDS.len()];
-    for line in lines {
-        let found: String = KEYWORD.find_iter(line).map(|m| m.as_str().to_ascii_lowercase()).collect();
+    let mut http = 0usize;
+    for run in runs.iter().filter(|r| r.signal) {
+        let found: String = KEYWORD.find_iter(run.text).map(|m| m.as_str().to_ascii_lowercase()).collect();
         for (k, word) in KEYWORDS.iter().enumerate() {
             if found.contains(word) {
-                counts[k] += 1;
+                counts[k] += run.count;
             }
         }
+        if HTTP_ERROR.is_match(run.text) {
+            http += run.count;
+        }
     }
-    let parts: Vec<String> =
+    let mut parts: Vec<String> =
         KEYWORDS.iter().zip(counts).filter(|(_, n)| *n > 0).map(|(w, n)| format!("{w} {n}")).collect();
+    if http > 0 {
+        parts.push(format!("HTTP 4xx/5xx {http}"));
+    }
     if parts.is_empty() { "none".to_string() } else { parts.join(", ") }
 }
 
 fn summary(lines: &[&str], runs: &[Run], chars: usize, _settings: &Settings) -> String {
     let mut out = Vec::new();
-    out.push(format!("{} lines, {} chars; keyword lines: {}", lines.len(), chars, keyword_counts(lines)));
+    out.push(format!("{} lines, {} chars; keyword lines: {}", lines.len(), chars, keyword_counts(runs)));
 
     let head_runs = runs.len().min(HEAD);
     let tail_start = runs.len().saturating_sub(TAIL).max(head_runs);
@@ -176,24 +182,21 @@ fn summary(lines: &[&str], runs: &[Run], chars: usize, _settings: &Settings) -> 
     }
 
     // Signal lines buried between head and tail, one per shape, with context.
-    let mut seen: HashMap<String, usize> = HashMap::new();
+    // A run's lines share its shape and signal-ness, so runs are enough.
+    let mut seen: HashMap<&str, usize> = HashMap::new();
     let mut picked: Vec<usize> = Vec::new();
     let mut dropped = 0usize;
-    for (i, line) in lines.iter().enumerate().take(tail_from).skip(shown_until) {
-        if !is_signal(line) {
-            continue;
-        }
-        let s = shape(line);
-        if let Some(n) = seen.get_mut(&s) {
-            *n += 1;
+    for run in runs.iter().filter(|r| r.signal && r.first >= shown_until && r.first < tail_from) {
+        if let Some(n) = seen.get_mut(run.shape.as_str()) {
+            *n += run.count;
             continue;
         }
         if seen.len() >= MAX_SIGNALS {
-            dropped += 1;
+            dropped += run.count;
             continue;
         }
-        seen.insert(s, 1);
-        picked.push(i);
+        seen.insert(&run.shape, run.count);
+        picked.push(run.first);
     }
     if !picked.is_empty() {
         out.push(format!(
@@ -212,8 +215,9 @@ fn summary(lines: &[&str], runs: &[Run], chars: usize, _settings: &Settings) -> 
                 if last_printed.is_some_and(|p| j > p + 1) || (last_printed.is_none() && j > shown_until) {
                     out.push("…".into());
                 }
-                let n = seen.get(&shape(line)).copied().filter(|_| is_signal(line)).unwrap_or(1);
-                let more = if j == i && n > 1 { format!(" (×{n} similar in all)") } else { String::new() };
+                let n =
+                    if is_signal(line) { seen.get(shape(line).as_str()).copied().unwrap_or(1) } else { 1 };
+                let more = if n > 1 { format!(" (×{n} similar in all)") } else { String::new() };
                 out.push(format!("L{}: {}{more}", j + 1, cut(line)));
                 last_printed = Some(j);
             }
@@ -221,12 +225,9 @@ fn summary(lines: &[&str], runs: &[Run], chars: usize, _settings: &Settings) -> 
     }
 
     // What the bulk of the output looks like.
-    let mut shapes: HashMap<String, (usize, usize)> = HashMap::new();
-    for (i, line) in lines.iter().enumerate() {
-        if line.trim().is_empty() || is_signal(line) {
-            continue;
-        }
-        shapes.entry(shape(line)).or_insert((0, i)).0 += 1;
+    let mut shapes: HashMap<&str, (usize, usize)> = HashMap::new();
+    for run in runs.iter().filter(|r| !r.signal && !r.text.trim().is_empty()) {
+        shapes.entry(&run.shape).or_insert((0, run.first)).0 += run.count;
     }
     let mut common: Vec<(usize, usize)> = shapes.into_values().filter(|(n, _)| *n >= 10).collect();
     common.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
@@ -248,7 +249,7 @@ fn summary(lines: &[&str], runs: &[Run], chars: usize, _settings: &Settings) -> 
     text
 }
 
-fn repeats(seen: &HashMap<String, usize>) -> usize {
+fn repeats(seen: &HashMap<&str, usize>) -> usize {
     seen.values().map(|n| n - 1).sum()
 }
 
@@ -291,6 +292,13 @@ mod tests {
         let out = render(&text, 0, &settings(4000)).unwrap();
         assert!(out.contains("GET /a/99 HTTP/1.1\" 404 -"), "{out}");
         assert!(out.contains("(×10 similar)"), "{out}");
+    }
+
+    #[test]
+    fn caret_lines_go() {
+        let out =
+            render("x = compute(a, b)\n    ^^^^^^^\nTypeError: bad operand\n", 1, &settings(4000)).unwrap();
+        assert_eq!(out, "x = compute(a, b)\nTypeError: bad operand\nexit 1\n");
     }
 
     #[test]

@@ -257,7 +257,15 @@ struct Commit {
     date: String,
     merge: bool,
     message: Vec<String>,
+    /// `--stat`: the files touched and the totals line.
+    files: Vec<String>,
+    stat: String,
 }
+
+/// How many files of a `--stat` commit are named.
+const STAT_FILES: usize = 8;
+static STAT_LINE: Lazy<Regex> = Lazy::new(|| Regex::new(r"^ (\S.*?)\s+\|\s+(?:\d+|Bin)").unwrap());
+static STAT_TOTAL: Lazy<Regex> = Lazy::new(|| Regex::new(r"^ \d+ files? changed").unwrap());
 
 fn log(text: &str) -> Option<String> {
     let mut commits: Vec<Commit> = Vec::new();
@@ -270,10 +278,20 @@ fn log(text: &str) -> Option<String> {
                 date: String::new(),
                 merge: false,
                 message: Vec::new(),
+                files: Vec::new(),
+                stat: String::new(),
             });
             continue;
         }
         let commit = commits.last_mut()?;
+        if let Some(c) = STAT_LINE.captures(line) {
+            commit.files.push(c[1].trim().to_string());
+            continue;
+        }
+        if STAT_TOTAL.is_match(line) {
+            commit.stat = line.trim().to_string();
+            continue;
+        }
         if let Some(a) = line.strip_prefix("Author:") {
             commit.author = a.trim().to_string();
         } else if let Some(d) = line.strip_prefix("Date:") {
@@ -313,6 +331,15 @@ fn log(text: &str) -> Option<String> {
         let deco = if c.decoration.is_empty() { String::new() } else { format!(" {}", c.decoration) };
         let merge = if c.merge { " merge" } else { "" };
         out.push(format!("commit {hash}{deco} {} {name}{merge}: {subject}", c.date));
+        if !c.stat.is_empty() {
+            let more = if c.files.len() > STAT_FILES {
+                format!(", +{} more", c.files.len() - STAT_FILES)
+            } else {
+                String::new()
+            };
+            let names: Vec<&str> = c.files.iter().take(STAT_FILES).map(String::as_str).collect();
+            out.push(format!(" {} ({}{more})", c.stat, names.join(", ")));
+        }
         if k < BODY_COMMITS {
             let body: Vec<&String> = msg.collect();
             for m in body.iter().take(BODY_LINES) {
@@ -416,6 +443,18 @@ mod tests {
             "1 commits\nAuthor: A B <a@x> (1 commits)\ncommit 0123456789abcdef0123456789abcdef01234567 2026-10-12 A B: Subject one\n Body line.\n"
         );
         assert!(log("abc1234 oneline subject\n").is_none());
+    }
+
+    #[test]
+    fn log_stat_keeps_totals_and_names() {
+        let text = "commit 0123456789abcdef0123456789abcdef01234567\nAuthor: A B <a@x>\nDate:   Mon Oct 12 11:54:00 2026 +0000\n\n    Subject one\n\n src/a.rs | 3 ++-\n src/b.rs | 1 +\n 2 files changed, 3 insertions(+), 1 deletion(-)\n";
+        let out = log(text).unwrap();
+        assert!(
+            out.ends_with(
+                ": Subject one\n 2 files changed, 3 insertions(+), 1 deletion(-) (src/a.rs, src/b.rs)\n"
+            ),
+            "{out}"
+        );
     }
 
     #[test]

@@ -38,6 +38,10 @@ static RESULT: Lazy<Regex> = Lazy::new(|| {
     Regex::new(r"(?i)^(?:added \d+|removed \d+|changed \d+|up to date|audited \d+|Successfully installed|Installed \d+ packages?|done in|success |\+ \S+ \S+|found \d+ vulnerabilit|\d+ vulnerabilit)")
         .unwrap()
 });
+/// `Requirement already satisfied: NAME[<spec>] in PATH (from x) (VERSION)`
+static SATISFIED: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"^Requirement already satisfied: ([A-Za-z0-9_.\-\[\]]+).*? in \S+.*\(([^()]+)\)$").unwrap()
+});
 static TREE_NAME: Lazy<Regex> = Lazy::new(|| Regex::new(r"[A-Za-z0-9@(]").unwrap());
 
 impl Filter for Install {
@@ -63,7 +67,11 @@ impl Filter for Install {
         let mut seen: HashSet<String> = HashSet::new();
         let mut dropped = 0usize;
         let mut anchored = false;
+        let mut satisfied: Vec<String> = Vec::new();
         for line in text.lines() {
+            if let Some(c) = SATISFIED.captures(line) {
+                satisfied.push(format!("{} {}", &c[1], &c[2]));
+            }
             if NOISE.is_match(line) || BAR.is_match(line) {
                 dropped += 1;
                 continue;
@@ -80,6 +88,14 @@ impl Filter for Install {
                 continue;
             }
             out.push(shorten_long_lists(t));
+        }
+        if !satisfied.is_empty() {
+            let more = if satisfied.len() > 20 {
+                format!(", +{} more", satisfied.len() - 20)
+            } else {
+                String::new()
+            };
+            out.push(format!("already satisfied: {}{more}", satisfied[..satisfied.len().min(20)].join(", ")));
         }
         (anchored || dropped > 0).then(|| tidy(&out))
     }
@@ -109,7 +125,7 @@ fn depth(line: &str) -> Option<usize> {
     if !prefix.chars().all(|c| "│├└─┬ `|+-".contains(c)) {
         return None;
     }
-    Some(prefix.chars().count() / 2 - 1)
+    Some((prefix.chars().count() / 2).saturating_sub(1))
 }
 
 fn npm_ls(text: &str) -> Option<String> {
@@ -163,6 +179,15 @@ mod tests {
         assert_eq!(
             Install.summarize(&inv("pip install rich"), text, 0).unwrap(),
             "Successfully installed rich-15.0.0\n"
+        );
+    }
+
+    #[test]
+    fn pip_names_what_was_already_there() {
+        let text = "Requirement already satisfied: pytest in ./v/lib/python3.11/site-packages (9.2.0)\nRequirement already satisfied: pluggy<2,>=1.6 in ./v/lib/python3.11/site-packages (from pytest) (1.7.0)\n";
+        assert_eq!(
+            Install.summarize(&inv("pip install pytest"), text, 0).unwrap(),
+            "already satisfied: pytest 9.2.0, pluggy 1.7.0\n"
         );
     }
 

@@ -23,7 +23,7 @@ static SUMMARY: Lazy<Regex> = Lazy::new(|| {
         .unwrap()
 });
 static NOISE: Lazy<Regex> = Lazy::new(|| {
-    Regex::new(r"^(?:npm (?:warn|WARN|notice)|> |\s*Snapshots:|\s*Time:|Ran all test suites|\s*Start at|\s*Duration|\s*RUN\s+v\d|ℹ duration_ms|ℹ (?:cancelled|skipped|todo) 0$|\s*⎯+\s*$)")
+    Regex::new(r"^(?:npm (?:warn|WARN|notice)|> |\s*Snapshots:|\s*Time:|Ran all test suites|\s*Start at|\s*Duration|\s*RUN\s+v\d|ℹ duration_ms|ℹ (?:cancelled|skipped|todo) 0$|\s*⎯+(?:\[\d+/\d+\]⎯*)?\s*$)")
         .unwrap()
 });
 
@@ -105,7 +105,7 @@ fn summarize(text: &str) -> Option<String> {
     }
     let mut counts = Vec::new();
     if passed_files > 0 {
-        counts.push(format!("{passed_files} passing files"));
+        counts.push(format!("{passed_files} passing test files"));
     }
     if passed > 0 {
         counts.push(format!("{passed} passing tests"));
@@ -144,6 +144,7 @@ fn tap(text: &str) -> Option<String> {
         if !in_failure
             || t.starts_with("# Subtest:")
             || t.starts_with("duration_ms:")
+            || t.starts_with("# duration_ms")
             || t == "---"
             || t == "..."
             || t.contains("(node:")

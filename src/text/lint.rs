@@ -16,14 +16,17 @@ pub struct PyLint;
 static TSC_FINDING: Lazy<Regex> =
     Lazy::new(|| Regex::new(r"^\S.*(?:\(\d+,\d+\): |:\d+:\d+ - )(?:error|warning|message) TS\d+").unwrap());
 static TSC_FOUND: Lazy<Regex> = Lazy::new(|| Regex::new(r"^Found \d+ errors?").unwrap());
-static TSC_FRAME: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\s*\d+\s{2,}|^\s*\d+$|^\s*~+\s*$").unwrap());
+static TSC_FRAME: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\s*\d+(?:\s|$)|^\s*~+\s*$").unwrap());
 static ESLINT_ROW: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\s+\d+:\d+\s+(?:error|warning)\s").unwrap());
 static ESLINT_TOTAL: Lazy<Regex> = Lazy::new(|| Regex::new(r"^✖ \d+ problems? ").unwrap());
 static PY_FINDING: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\S+:\d+(?::\d+)?:? ").unwrap());
 static PY_SUMMARY: Lazy<Regex> = Lazy::new(|| {
     Regex::new(r"^(?:Found \d+ errors?|Success: no issues|All checks passed|\[\*\] \d+ fixable|\d+ errors?, \d+ warnings?|Your code has been rated)").unwrap()
 });
-static CODE_FRAME: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\s*(?:\d+\s*)?[|│]|^\s*[\^~]+\s*$").unwrap());
+static CODE_FRAME: Lazy<Regex> =
+    Lazy::new(|| Regex::new(r"^\s*(?:\d+\s*)?[|│]|^\s*[\^~]+\s*$|^\s*\d*\s+[-+] |^\s*\d*\s+[-+]$").unwrap());
+/// mypy's "(checked N source files)": how much was read, not what is wrong.
+static CHECKED: Lazy<Regex> = Lazy::new(|| Regex::new(r" \(checked \d+ source files?\)$").unwrap());
 static WRAPPER: Lazy<Regex> = Lazy::new(|| Regex::new(r"^npm (?:warn|WARN|notice) |^> ").unwrap());
 
 impl Filter for Tsc {
@@ -84,7 +87,7 @@ impl Filter for Eslint {
 
 impl Filter for PyLint {
     fn name(&self) -> &'static str {
-        "pylint"
+        "python-lint"
     }
 
     fn claims(&self, inv: &Invocation) -> bool {
@@ -101,7 +104,7 @@ impl Filter for PyLint {
         for line in text.lines() {
             if PY_FINDING.is_match(line) || PY_SUMMARY.is_match(line) {
                 anchored = true;
-                out.push(line.to_string());
+                out.push(CHECKED.replace(line, "").into_owned());
             } else if CODE_FRAME.is_match(line) || line.trim().is_empty() || line.starts_with("*****") {
             } else {
                 out.push(line.to_string());
@@ -158,7 +161,7 @@ mod tests {
         let out = PyLint.summarize(&inv("mypy --pretty app.py"), text, 1).unwrap();
         assert_eq!(
             out,
-            "app.py:3: error: Incompatible return value type (got \"int\", expected \"str\")  [return-value]\n    return 1\nFound 1 error in 1 file (checked 1 source file)\n"
+            "app.py:3: error: Incompatible return value type (got \"int\", expected \"str\")  [return-value]\n    return 1\nFound 1 error in 1 file\n"
         );
     }
 

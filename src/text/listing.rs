@@ -45,12 +45,19 @@ const MAX_HITS: usize = 400;
 /// File names shown in a `find` listing at most.
 const MAX_NAMES: usize = 800;
 const MAX_TEXT: usize = 160;
-/// A listing's summary aims at no more than this share of the raw size.
+/// A large listing's summary aims at no more than this share of the raw size;
+/// below `LARGE` chars (the default text threshold) nothing is capped by size.
 const SHARE: f64 = 0.35;
+const LARGE: usize = 4000;
+/// `ls -l` entries per output line.
+const LS_PER_LINE: usize = 12;
 /// Below this many hits/paths in dependency folders they are listed normally.
 const VENDORED_MIN: usize = 50;
 
 static HIT: Lazy<Regex> = Lazy::new(|| Regex::new(r"^(.+?):(\d+):(.*)$").unwrap());
+/// `path:text` (rg and grep without -n): a path with a file extension.
+static HIT_NO_LINE: Lazy<Regex> =
+    Lazy::new(|| Regex::new(r"^([^\s:][^:]*\.[A-Za-z0-9]{1,8}):(.*)$").unwrap());
 static LS_ENTRY: Lazy<Regex> = Lazy::new(|| {
     Regex::new(r"^([-dlcbps][-rwxsStT@+.]{9,10})\s+\d+\s+(\S+)\s+(\S+)\s+([\d,]+(?:\.\d+)?[KMGTP]?)\s+(\w{3}\s+\d{1,2}\s+[\d:]{4,5}|\d{4}-\d\d-\d\d(?: [\d:]+)?)\s(.+)$").unwrap()
 });
@@ -103,7 +110,12 @@ impl Filter for Grep {
     }
 
     fn claims(&self, inv: &Invocation) -> bool {
-        inv.is(&["grep", "egrep", "fgrep", "rg", "ag", "ack"]) || (inv.tool == "git" && inv.sub() == "grep")
+        let tool = inv.is(&["grep", "egrep", "fgrep", "rg", "ag", "ack"])
+            || (inv.tool == "git" && inv.sub() == "grep");
+        // counts (-c) and file lists (-l, -L) are not `path:line:text` hits
+        let not_hits = ['c', 'l', 'L'].iter().any(|&f| inv.has_short(f))
+            || ["--count", "--files-with-matches", "--files-without-match"].iter().any(|f| inv.has_flag(f));
+        tool && !not_hits
     }
 
     fn summarize(&self, _inv: &Invocation, text: &str, _exit: i32) -> Option<String> {
@@ -113,12 +125,20 @@ impl Filter for Grep {
 
 fn grep(text: &str) -> Option<String> {
     let lines: Vec<&str> = text.lines().filter(|l| !l.is_empty()).collect();
-    let hits: Vec<Option<(String, String, String)>> = lines
-        .iter()
-        .map(|l| HIT.captures(l).map(|c| (c[1].to_string(), c[2].to_string(), c[3].to_string())))
-        .collect();
+    let numbered = lines.iter().filter(|l| HIT.is_match(l)).count();
+    let hits: Vec<Option<(String, String, String)>> = if numbered * 10 >= lines.len() * 9 {
+        lines
+            .iter()
+            .map(|l| HIT.captures(l).map(|c| (c[1].to_string(), c[2].to_string(), c[3].to_string())))
+            .collect()
+    } else {
+        lines
+            .iter()
+            .map(|l| HIT_NO_LINE.captures(l).map(|c| (c[1].to_string(), String::new(), c[2].to_string())))
+            .collect()
+    };
     let matched = hits.iter().filter(|h| h.is_some()).count();
-    // only `path:line:text` output (grep -n, rg): anything else is not ours
+    // only `path:line:text` or `path:text` output (grep -rn, rg): anything else is not ours
     if matched < 2 || matched * 10 < lines.len() * 9 {
         return None;
     }
@@ -148,7 +168,7 @@ fn grep(text: &str) -> Option<String> {
         });
         files[k].1.push((num, body));
     }
-    let budget = (text.len() as f64 * SHARE) as usize;
+    let budget = if text.len() > LARGE { (text.len() as f64 * SHARE) as usize } else { usize::MAX };
     let size = |cap: usize| -> usize {
         files
             .iter()
@@ -160,7 +180,7 @@ fn grep(text: &str) -> Option<String> {
             })
             .sum()
     };
-    let mut cap = HITS_PER_FILE;
+    let mut cap = if text.len() > LARGE { HITS_PER_FILE } else { usize::MAX };
     while cap > 1
         && (files.iter().map(|f| f.1.len().min(cap)).sum::<usize>() > MAX_HITS || size(cap) > budget)
     {
@@ -174,12 +194,17 @@ fn grep(text: &str) -> Option<String> {
             break;
         }
         for (num, body) in hs.iter().take(cap) {
-            out.push(format!("{path}:{num}: {}", clip(body.trim())));
+            let at = if num.is_empty() { String::new() } else { format!(":{num}") };
+            out.push(format!("{path}{at}: {}", clip(body.trim())));
             shown += 1;
         }
         if hs.len() > cap {
             let rest: Vec<&str> = hs[cap..].iter().map(|(n, _)| n.as_str()).collect();
-            out.push(format!("{path}: +{} more at lines {}", rest.len(), rest.join(",")));
+            if rest[0].is_empty() {
+                out.push(format!("{path}: +{} more matches", rest.len()));
+            } else {
+                out.push(format!("{path}: +{} more at lines {}", rest.len(), rest.join(",")));
+            }
         }
     }
     out.extend(vendored_lines(&vend_hits, &vend_files, "matches"));
@@ -212,9 +237,8 @@ impl Filter for Find {
 
 fn find(text: &str) -> Option<String> {
     let paths: Vec<&str> = text.lines().filter(|l| !l.is_empty()).collect();
-    if paths.len() < 20
-        || paths.iter().any(|p| p.contains(": ") && p.starts_with("find:")) && paths.len() < 40
-    {
+    // a short listing is already what the agent wants to read
+    if paths.len() < 20 {
         return None;
     }
     let vendored_count = paths.iter().filter(|p| vendored_root(p).is_some()).count();
@@ -246,7 +270,7 @@ fn find(text: &str) -> Option<String> {
         names.sort();
     }
     // names per directory: as many as fit both the name count and the size budget
-    let budget = (text.len() as f64 * SHARE) as usize;
+    let budget = if text.len() > LARGE { (text.len() as f64 * SHARE) as usize } else { usize::MAX };
     let fits = |cap: usize| {
         let names: usize = dirs.iter().map(|d| d.1.len().min(cap)).sum();
         let chars: usize = dirs
@@ -299,15 +323,31 @@ fn ls(text: &str) -> Option<String> {
     if n_entries < 5 {
         return None;
     }
-    let common = |col: usize| -> String {
-        let mut counts: HashMap<String, usize> = HashMap::new();
+    let common = |col: usize, kind: Option<char>| -> String {
+        let mut counts: BTreeMap<String, usize> = BTreeMap::new();
         for c in entries.iter().flatten() {
-            *counts.entry(c[col].to_string()).or_default() += 1;
+            if kind.is_none_or(|k| c[1].starts_with(k)) {
+                *counts.entry(c[col].to_string()).or_default() += 1;
+            }
         }
-        counts.into_iter().max_by_key(|(_, n)| *n).map(|(k, _)| k).unwrap_or_default()
+        // the most frequent, ties to the first name: a listing always reads the same
+        counts
+            .into_iter()
+            .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
+            .map(|(k, _)| k)
+            .unwrap_or_default()
     };
-    let (owner, group) = (common(2), common(3));
-    let mut out = vec![format!("(owner {owner}:{group} unless shown; dates omitted)")];
+    let (owner, group) = (common(2, None), common(3, None));
+    let (file_mode, dir_mode) = (common(1, Some('-')), common(1, Some('d')));
+    let mut usual_modes = Vec::new();
+    if !file_mode.is_empty() {
+        usual_modes.push(format!("files {file_mode}"));
+    }
+    if !dir_mode.is_empty() {
+        usual_modes.push(format!("dirs {dir_mode}"));
+    }
+    let mut out =
+        vec![format!("({}, owner {owner}:{group} unless shown; dates omitted)", usual_modes.join(", "))];
     let mut skipping: Option<(usize, String)> = None;
     let mut row: Vec<String> = Vec::new();
     let flush = |row: &mut Vec<String>, out: &mut Vec<String>| {
@@ -354,11 +394,7 @@ fn ls(text: &str) -> Option<String> {
         } else {
             format!("{name} {size}")
         };
-        let usual = if mode.starts_with('d') {
-            mode.starts_with("drwxr-xr-x")
-        } else {
-            mode.starts_with("-rw-r--r--")
-        };
+        let usual = if mode.starts_with('d') { mode == dir_mode } else { mode == file_mode };
         if !usual && !mode.starts_with('l') {
             item.push_str(&format!(" {mode}"));
         }
@@ -366,6 +402,9 @@ fn ls(text: &str) -> Option<String> {
             item.push_str(&format!(" {}:{}", &c[2], &c[3]));
         }
         row.push(item);
+        if row.len() == LS_PER_LINE {
+            flush(&mut row, &mut out);
+        }
     }
     flush(&mut row, &mut out);
     if let Some((n, dir)) = skipping {
@@ -380,8 +419,9 @@ mod tests {
 
     #[test]
     fn grep_keeps_literal_locations_and_folds_dependencies() {
+        // large enough (> LARGE chars) for the per-file cap to apply
         let mut text = String::new();
-        for i in 0..60 {
+        for i in 0..120 {
             text.push_str(&format!("./node_modules/pkg{}/index.js:{i}:  throw new Error()\n", i % 3));
         }
         for i in 0..15 {
@@ -392,9 +432,17 @@ mod tests {
         assert!(out.contains("./src/app.js:91: throw"));
         assert!(out.contains("./src/app.js: +5 more at lines 101,111,121,131,141"));
         assert!(
-            out.contains("./node_modules/ (dependencies, not listed): 60 matches in 3 files: pkg0 20"),
+            out.contains("./node_modules/ (dependencies, not listed): 120 matches in 3 files: pkg0 40"),
             "{out}"
         );
+    }
+
+    #[test]
+    fn grep_without_line_numbers() {
+        let text: String = (0..14).map(|i| format!("src/m{}.rs:    let x{i} = 1;\n", i % 2)).collect();
+        let out = grep(&text).unwrap();
+        assert!(out.starts_with("14 matches in 2 files\nsrc/m0.rs: let x0 = 1;\n"), "{out}");
+        assert!(out.contains("src/m0.rs: let x10 = 1;"), "{out}");
     }
 
     #[test]
@@ -410,7 +458,7 @@ mod tests {
         let out = ls(text).unwrap();
         assert_eq!(
             out,
-            "(owner root:root unless shown; dates omitted)\nd:\ntotal 24\na.py 120  run.sh 7000 -rwxr-xr-x  sub/  b.py 10 dev:dev  c.py 5\n"
+            "(files -rw-r--r--, dirs drwxr-xr-x, owner root:root unless shown; dates omitted)\nd:\ntotal 24\na.py 120  run.sh 7000 -rwxr-xr-x  sub/  b.py 10 dev:dev  c.py 5\n"
         );
     }
 

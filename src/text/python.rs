@@ -4,8 +4,10 @@
 //! title, the `>` source line, the `E` lines (assertion values and diffs),
 //! user frames and the `path:line: Error` location; library frames go; the
 //! short summary and the final counts stay.
-//! Python: a traceback keeps its `File "...", line N, in f` user frames and
-//! source lines, library frames become a count, caret lines go.
+//! Tracebacks (any command's captured text, see `text::render`): user frames
+//! `File "...", line N, in f` and their source lines stay, library frames
+//! become a count, caret lines go. Not a registered filter: a script's
+//! traceback goes to stderr, which the shim never buffers.
 
 use once_cell::sync::Lazy;
 use regex::Regex;
@@ -14,7 +16,6 @@ use super::clean::{is_library_path, tidy};
 use super::{Filter, Invocation};
 
 pub struct Pytest;
-pub struct Python;
 
 static SECTION: Lazy<Regex> = Lazy::new(|| Regex::new(r"^=+ (.+?) =+$").unwrap());
 static TITLE: Lazy<Regex> = Lazy::new(|| Regex::new(r"^_{3,} (.+?) _{3,}$").unwrap());
@@ -60,22 +61,6 @@ impl Filter for Pytest {
 
     fn summarize(&self, _inv: &Invocation, text: &str, _exit: i32) -> Option<String> {
         pytest(text)
-    }
-}
-
-impl Filter for Python {
-    fn name(&self) -> &'static str {
-        "python"
-    }
-
-    fn claims(&self, inv: &Invocation) -> bool {
-        // `python script.py` (not `-c`, not a REPL, not `-m module`: those were
-        // resolved to the module's own name already)
-        inv.tool == "python" && inv.args.first().is_some_and(|a| a.ends_with(".py"))
-    }
-
-    fn summarize(&self, _inv: &Invocation, text: &str, _exit: i32) -> Option<String> {
-        traceback(text)
     }
 }
 
@@ -186,7 +171,7 @@ fn pytest(text: &str) -> Option<String> {
             out.push(line.to_string());
             continue;
         }
-        if line.trim().is_empty() {
+        if line.trim().is_empty() || line.starts_with("-- Docs: ") {
             continue;
         }
         out.push(line.to_string());
@@ -197,7 +182,7 @@ fn pytest(text: &str) -> Option<String> {
     Some(tidy(&out))
 }
 
-fn traceback(text: &str) -> Option<String> {
+pub fn traceback(text: &str) -> Option<String> {
     if !text.contains("Traceback (most recent call last):") {
         return None;
     }

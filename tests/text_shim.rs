@@ -1,0 +1,102 @@
+//! Text filters through the real command path: `tokensieve run -- git ...`
+//! in a scratch repository (real git, real pipes), and a `git` shim symlink
+//! with an agent marker set. The claimed command's stdout is buffered and
+//! summarised; the exit status is git's own.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_tokensieve");
+
+fn git(dir: &Path, args: &[&str]) {
+    let ok = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_DATE", "2026-10-12T11:54:00Z")
+        .env("GIT_COMMITTER_DATE", "2026-10-12T11:54:00Z")
+        .stdout(Stdio::null())
+        .status()
+        .expect("git runs")
+        .success();
+    assert!(ok, "git {args:?}");
+}
+
+/// A repository with 30 commits by two authors.
+fn repo() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    git(p, &["init", "-q", "-b", "main"]);
+    for i in 0..30 {
+        std::fs::write(p.join("notes.txt"), format!("line {i}\n")).unwrap();
+        git(p, &["add", "notes.txt"]);
+        let who = if i % 3 == 0 { "Second Dev <second@example.com>" } else { "Dev One <dev@example.com>" };
+        git(
+            p,
+            &[
+                "-c",
+                "user.name=x",
+                "-c",
+                "user.email=x@example.com",
+                "commit",
+                "-q",
+                "--author",
+                who,
+                "-m",
+                &format!("Change number {i}"),
+                "-m",
+                "A body line that explains the change in some detail.",
+            ],
+        );
+    }
+    dir
+}
+
+fn tokensieve(dir: &Path, program: &str, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(program);
+    cmd.args(args).current_dir(dir).env("TOKENSIEVE_HOME", dir.join(".ts-home"));
+    for var in ["CLAUDECODE", "TOKENSIEVE", "TOKENSIEVE_DEPTH", "TOKENSIEVE_SHIMS", "AGENT", "AI_AGENT"] {
+        cmd.env_remove(var);
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.stdin(Stdio::null()).output().expect("tokensieve runs")
+}
+
+#[test]
+fn run_git_log_gets_the_log_summary() {
+    let dir = repo();
+    let out = tokensieve(dir.path(), BIN, &["run", "--", "git", "log"], &[]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stdout.starts_with("30 commits\n"), "{stdout}");
+    assert!(stdout.contains("Author: Dev One <dev@example.com> (20 commits)"), "{stdout}");
+    assert!(stdout.contains(": Change number 29\n"), "{stdout}");
+    assert!(stderr.contains("Shape: text:git-log"), "{stderr}");
+}
+
+#[test]
+fn a_git_shim_under_an_agent_summarises_and_keeps_the_status() {
+    let dir = repo();
+    let shims = dir.path().join(".shims");
+    std::fs::create_dir_all(&shims).unwrap();
+    std::os::unix::fs::symlink(BIN, shims.join("git")).unwrap();
+    let path = format!("{}:{}", shims.display(), std::env::var("PATH").unwrap_or_default());
+    let out = tokensieve(dir.path(), "git", &["log"], &[("PATH", &path), ("CLAUDECODE", "1")]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("30 commits\n"));
+    // a failing git keeps git's own exit status (stdout empty: nothing to summarise)
+    let bad = tokensieve(dir.path(), "git", &["log", "no-such-ref"], &[("PATH", &path), ("CLAUDECODE", "1")]);
+    assert_eq!(bad.status.code(), Some(128));
+}
+
+#[test]
+fn unclaimed_commands_stream_untouched() {
+    let dir = repo();
+    let out = tokensieve(dir.path(), BIN, &["run", "--", "git", "rev-list", "HEAD"], &[]);
+    assert!(out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(stdout.lines().count(), 30, "{stdout}");
+    assert!(stdout.lines().all(|l| l.len() == 40));
+}
