@@ -124,11 +124,25 @@ impl<'a> Reader<'a> {
         let n: usize = digits.parse().map_err(|_| self.err("bad row count"))?;
         c.expect(']')?;
         c.expect('{')?;
-        let mut cols: Vec<(Vec<Seg>, Option<Value>)> = Vec::new();
+        let mut cols: Vec<Column> = Vec::new();
         loop {
-            let col = c.path("=,}").map_err(|e| self.err(e))?;
+            let path = c.path("=,}[").map_err(|e| self.err(e))?;
             let constant = if c.eat('=') { Some(c.value(Ctx::Cell).map_err(|e| self.err(e))?) } else { None };
-            cols.push((col, constant));
+            let mut sub = None;
+            if c.eat('[') {
+                c.expect(']')?;
+                c.expect('{')?;
+                let mut subs = Vec::new();
+                loop {
+                    subs.push(c.path(",}").map_err(|e| self.err(e))?);
+                    if c.eat('}') {
+                        break;
+                    }
+                    c.expect(',')?;
+                }
+                sub = Some(subs);
+            }
+            cols.push(Column { path, constant, sub });
             if c.eat('}') {
                 break;
             }
@@ -138,7 +152,7 @@ impl<'a> Reader<'a> {
         if !c.at_end() {
             return Err(self.err("text after a table header"));
         }
-        let free: Vec<usize> = (0..cols.len()).filter(|&i| cols[i].1.is_none()).collect();
+        let free: Vec<&Column> = cols.iter().filter(|c| c.constant.is_none()).collect();
         let mut rows = Vec::with_capacity(n);
         for _ in 0..n {
             let line = self.next_line().ok_or_else(|| self.err("table ends early"))?;
@@ -148,25 +162,20 @@ impl<'a> Reader<'a> {
                 if !cells.is_empty() {
                     rc.expect(',').map_err(|e| self.err(e))?;
                 }
-                if rc.at_end() || rc.peek() == Some(',') {
-                    cells.push(None);
-                } else {
-                    cells.push(Some(rc.value(Ctx::Cell).map_err(|e| self.err(e))?));
-                }
-            }
-            if cells.len() > free.len() {
-                return Err(self.err("row has more cells than the header"));
+                let col =
+                    free.get(cells.len()).ok_or_else(|| self.err("row has more cells than the header"))?;
+                cells.push(cell(&mut rc, col).map_err(|e| self.err(e))?);
             }
             cells.resize(free.len(), None);
             let mut cells = cells.into_iter();
             let mut row = Value::Object(Map::new());
-            for (col, constant) in &cols {
-                let v = match constant {
+            for col in &cols {
+                let v = match &col.constant {
                     Some(v) => Some(v.clone()),
                     None => cells.next().flatten(),
                 };
                 if let Some(v) = v {
-                    insert(&mut row, col, v).map_err(|e| self.err(e))?;
+                    insert(&mut row, &col.path, v).map_err(|e| self.err(e))?;
                 }
             }
             rows.push(row);
@@ -266,6 +275,44 @@ impl<'a> Reader<'a> {
             return Ok(());
         }
         insert(&mut self.root, path, v).map_err(|e| self.err(e))
+    }
+}
+
+/// A table column: its path, its constant, or the columns of the records
+/// each cell holds (`addr_info[]{family,local}`).
+struct Column {
+    path: Vec<Seg>,
+    constant: Option<Value>,
+    sub: Option<Vec<Vec<Seg>>>,
+}
+
+/// One cell of a row: empty, a value, or `[[..],[..]]` records of a sub-table.
+fn cell(c: &mut Cursor, col: &Column) -> Result<Option<Value>> {
+    if c.at_end() || c.peek() == Some(',') {
+        return Ok(None);
+    }
+    let Some(subs) = &col.sub else { return c.value(Ctx::Cell).map(Some) };
+    c.expect('[')?;
+    let mut records = Vec::new();
+    loop {
+        c.expect('[')?;
+        let mut rec = Value::Object(Map::new());
+        let mut i = 0;
+        while !c.eat(']') {
+            if i > 0 {
+                c.expect(',')?;
+            }
+            let path = subs.get(i).ok_or_else(|| anyhow!("sub-row has more cells than its header"))?;
+            if !matches!(c.peek(), Some(',') | Some(']')) {
+                insert(&mut rec, path, c.value(Ctx::Cell)?)?;
+            }
+            i += 1;
+        }
+        records.push(rec);
+        if c.eat(']') {
+            return Ok(Some(Value::Array(records)));
+        }
+        c.expect(',')?;
     }
 }
 

@@ -34,10 +34,10 @@ impl Table<'_> {
 }
 
 /// Flattens `records`; `None` when an element is not a non-empty object.
-pub fn flatten<'a>(records: &'a [Value]) -> Option<Table<'a>> {
+pub fn flatten<'a>(records: impl IntoIterator<Item = &'a Value>) -> Option<Table<'a>> {
     let mut index: HashMap<Vec<Seg>, usize> = HashMap::new();
     let mut columns = Vec::new();
-    let mut leaves = Vec::with_capacity(records.len());
+    let mut leaves = Vec::new();
     for rec in records {
         let map = rec.as_object().filter(|m| !m.is_empty())?;
         let mut row = Vec::new();

@@ -161,12 +161,14 @@ impl Writer {
         (!heavy && table.fill() >= self.tuning.table_min_fill).then_some(table)
     }
 
-    /// `rel[N]{col,col=const,...}:` and N rows.
+    /// `rel[N]{col,col=const,sub[]{a,b},...}:` and N rows.
     fn table(&mut self, table: &Table, rel: &[Seg], n: usize) {
         write_path(&mut self.out, rel);
         self.out.push_str(&format!("[{n}]{{"));
-        let consts: Vec<Option<&Value>> =
-            (0..table.columns.len()).map(|c| if n >= 3 { table.constant(c) } else { None }).collect();
+        let subs: Vec<Option<Table>> = (0..table.columns.len()).map(|c| sub_table(table, c)).collect();
+        let consts: Vec<Option<&Value>> = (0..table.columns.len())
+            .map(|c| if n >= 3 && subs[c].is_none() { table.constant(c) } else { None })
+            .collect();
         for (c, col) in table.columns.iter().enumerate() {
             if c > 0 {
                 self.out.push(',');
@@ -176,23 +178,89 @@ impl Writer {
                 self.out.push('=');
                 write_value(&mut self.out, v, Ctx::Cell);
             }
+            if let Some(sub) = &subs[c] {
+                self.out.push_str("[]{");
+                for (i, sc) in sub.columns.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push(',');
+                    }
+                    write_path(&mut self.out, sc);
+                }
+                self.out.push('}');
+            }
         }
         self.out.push_str("}:\n");
+        // Each sub-table's rows, consumed in record order.
+        let mut sub_rows: Vec<usize> = vec![0; subs.len()];
         for row in &table.rows {
-            let cells: Vec<Option<&Value>> =
-                row.iter().zip(&consts).filter(|(_, k)| k.is_none()).map(|(v, _)| *v).collect();
-            let last = cells.iter().rposition(Option::is_some).map_or(0, |p| p + 1);
-            for (i, cell) in cells[..last].iter().enumerate() {
-                if i > 0 {
-                    self.out.push(',');
+            let mut line = String::new();
+            let mut written = 0;
+            for (c, cell) in row.iter().enumerate() {
+                if consts[c].is_some() {
+                    continue;
                 }
-                if let Some(v) = cell {
-                    write_value(&mut self.out, v, Ctx::Cell);
+                if written > 0 {
+                    line.push(',');
+                }
+                written += 1;
+                match (cell, &subs[c]) {
+                    (Some(Value::Array(items)), Some(sub)) => {
+                        line.push('[');
+                        for i in 0..items.len() {
+                            if i > 0 {
+                                line.push(',');
+                            }
+                            write_cells(&mut line, &sub.rows[sub_rows[c] + i], '[', ']');
+                        }
+                        sub_rows[c] += items.len();
+                        line.push(']');
+                    }
+                    (Some(v), _) => write_value(&mut line, v, Ctx::Cell),
+                    (None, _) => {}
                 }
             }
+            self.out.push_str(line.trim_end_matches(','));
             self.out.push('\n');
         }
     }
+}
+
+/// `open` cells `close`, empty for missing, trailing empties left out.
+fn write_cells(out: &mut String, cells: &[Option<&Value>], open: char, close: char) {
+    out.push(open);
+    let last = cells.iter().rposition(Option::is_some).map_or(0, |p| p + 1);
+    for (i, cell) in cells[..last].iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        if let Some(v) = cell {
+            write_value(out, v, Ctx::Cell);
+        }
+    }
+    out.push(close);
+}
+
+/// Column `c` as a table of its own when every cell holding it is an array
+/// of records that share most keys (`NetworkCards`, `addr_info`): the keys go
+/// to the header once instead of into every row.
+fn sub_table<'a>(table: &Table<'a>, c: usize) -> Option<Table<'a>> {
+    let mut records: Vec<&'a Value> = Vec::new();
+    for row in &table.rows {
+        match row[c] {
+            None => {}
+            Some(Value::Array(items))
+                if !items.is_empty()
+                    && items.iter().all(|v| v.as_object().is_some_and(|m| !m.is_empty())) =>
+            {
+                records.extend(items.iter())
+            }
+            Some(_) => return None,
+        }
+    }
+    if records.len() < 2 {
+        return None;
+    }
+    flatten::flatten(records).filter(|t| t.fill() >= 0.5)
 }
 
 /// Arrays holding objects (or nested such arrays) get a table or sections;
