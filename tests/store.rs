@@ -359,3 +359,32 @@ fn a_large_text_summary_points_at_the_stored_raw_output() {
     let path = note.rsplit_once("(file: ").unwrap().1.trim_end_matches(')');
     assert_eq!(fs::read_to_string(path).unwrap(), text);
 }
+
+#[test]
+fn the_size_ledger_matches_the_objects_and_a_garbled_one_is_recounted() {
+    let home = tempfile::tempdir().unwrap();
+    let files = [
+        "fixtures/json/aws/ec2-describe-vpcs.json",
+        "fixtures/json/aws/ec2-describe-subnets.json",
+        "fixtures/json/aws/iam-list-roles.json",
+    ];
+    let ledger = home.path().join("objects.size");
+    let run = |f: &str| {
+        let out = tokensieve(home.path())
+            .env("TOKENSIEVE_STORE_MAX_BYTES", "3000")
+            .args(["--cmd", "aws x"])
+            .stdin(fs::File::open(fixture(f)).unwrap())
+            .output()
+            .unwrap();
+        assert_eq!(stderr_lines(&out).len(), 1, "{:?}", stderr_lines(&out));
+    };
+    let counted =
+        || -> u64 { fs::read_to_string(&ledger).unwrap().split(' ').next().unwrap().parse().unwrap() };
+    run(files[0]);
+    run(files[1]);
+    assert_eq!(counted(), objects_bytes(home.path()));
+    fs::write(&ledger, "not a number").unwrap();
+    run(files[2]);
+    assert_eq!(counted(), objects_bytes(home.path()));
+    assert!(objects_bytes(home.path()) <= 3000);
+}
