@@ -1,24 +1,86 @@
-//! The last step of every compressed call: count, pick raw or compressed
-//! (never worse), write stdout, flush, then the receipt on stderr.
+//! The last step of every call: count, pick raw or compressed (never worse),
+//! keep the raw bytes in the store when something was dropped, write stdout,
+//! flush, then the receipt on stderr, then the history row.
 
 use std::io::{self, Write};
+use std::time::Instant;
 
 use crate::auditor::{self, Receipt, Shape};
+use crate::history;
 use crate::pipeline::{self, Hint, Rendered, Settings};
+use crate::store::{self, Object, Store};
 
-/// Everything after the bytes are captured: render, settle, emit the output
-/// and the receipt. The one call both the shim and filter mode make.
-/// (`started` is when the call began, for the history's duration column.)
+/// Everything after the bytes are captured: render, settle, store, emit the
+/// output and the receipt, record the call. The one call both the shim and
+/// filter mode make. (`started` is when the call began, for the history's
+/// duration column.)
+///
+/// The raw store and the history are a convenience: if either fails (locked,
+/// corrupt, unwritable, disk full) the agent still gets its output and the
+/// caller its exit code, plus one `tokensieve: warning:` line on stderr.
 pub fn deliver(
     raw: &[u8],
     hint: Option<&Hint>,
     settings: &Settings,
-    _started: std::time::Instant,
+    started: Instant,
 ) -> io::Result<Receipt> {
+    let mut warnings: Vec<String> = Vec::new();
+    let home = store::home();
+    let max_bytes = store::max_bytes_from_env().unwrap_or_else(|e| {
+        warnings.push(format!("{e:#}; using the default cap"));
+        store::DEFAULT_MAX_BYTES
+    });
+    let raw_store = Store::new(home.clone(), max_bytes);
+    // Known before rendering, so a text summary can point at the full output.
+    let plan_started = Instant::now();
+    let planned = raw_store.plan(raw);
+    let plan_took = plan_started.elapsed();
+    let mut local;
+    let settings = match &planned {
+        Some(obj) => {
+            local = settings.clone();
+            local.raw_note = Some(raw_note(obj));
+            &local
+        }
+        None => settings,
+    };
+
     let rendered = pipeline::render_guarded(raw, hint, settings);
-    let (out, receipt) = settle(raw, rendered, settings);
+    let (out, mut receipt) = settle(raw, rendered, settings);
+    let store_started = Instant::now();
+    // Raw shape: the agent saw every byte, nothing to keep.
+    if receipt.shape != Shape::Raw
+        && let Some(obj) = &planned
+    {
+        match raw_store.put(raw, obj) {
+            Ok(()) => receipt.raw_id = Some(obj.id.clone()),
+            Err(e) => warnings.push(format!("raw output not stored: {e:#}")),
+        }
+    }
+    let store_took = plan_took + store_started.elapsed();
     emit(&out, &receipt)?;
+
+    let history_started = Instant::now();
+    let call = history::Call::new(hint, &receipt, started.elapsed());
+    if let Err(e) = history::record(&home, &call) {
+        warnings.push(format!("call not recorded: {}", history::describe_error(&e, &home)));
+    }
+    if !warnings.is_empty() {
+        let _ = writeln!(io::stderr().lock(), "tokensieve: warning: {}", warnings.join("; "));
+    }
+    if std::env::var_os("TOKENSIEVE_DEBUG").is_some_and(|v| !v.is_empty()) {
+        eprintln!(
+            "tokensieve: raw store {} µs, history {} µs",
+            store_took.as_micros(),
+            history_started.elapsed().as_micros()
+        );
+    }
     Ok(receipt)
+}
+
+/// The line a summary can quote to lead the agent to the full output.
+pub fn raw_note(obj: &Object) -> String {
+    format!("full output: tokensieve show {}  (file: {})", obj.id, obj.path.display())
 }
 
 /// Decides what the agent reads and the receipt that proves it. Pure: no I/O.

@@ -14,9 +14,11 @@
 pub mod auditor;
 pub mod cli;
 pub mod handoff;
+pub mod history;
 pub mod json;
 pub mod pipeline;
 pub mod shim;
+pub mod store;
 pub mod text;
 
 use std::ffi::OsString;

@@ -4,9 +4,11 @@
 mod doctor;
 mod fetch;
 mod filter;
+mod gain;
 mod inspect;
 mod install;
 mod run;
+mod show;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -26,6 +28,10 @@ usage:
   tokensieve inspect --stage STAGE      JSON after scrub|sieve|dedup (stdin)
   tokensieve run -- CMD [ARGS...]       run CMD, compress its stdout (shim behaviour)
   tokensieve fetch -- 'CMD1' 'CMD2'...  run each (sh -c), merge outputs, compress once
+  tokensieve show ID [--lines A:B] [--grep RE] [--path]
+                                        a call's raw output (ID from the receipt)
+  tokensieve gain [--since 24h|7d|all] [--json]
+                                        recorded savings per command
   tokensieve install [TOOL...]          shim TOOLs (default: common agent CLIs on PATH)
   tokensieve uninstall [TOOL...]        remove shims (all, and the PATH lines, if none named)
   tokensieve doctor                     check PATH order, shims, real tools
@@ -70,6 +76,8 @@ fn run(args: Vec<OsString>) -> Result<ExitCode> {
     let mut parser = lexopt::Parser::from_args(args);
     let mut positional: Vec<OsString> = Vec::new();
     let mut stage: Option<String> = None;
+    let mut show_opts = show::Options::default();
+    let mut gain_opts = gain::Options::default();
     while let Some(arg) = parser.next()? {
         match arg {
             Long("help") | Short('h') => {
@@ -85,6 +93,11 @@ fn run(args: Vec<OsString>) -> Result<ExitCode> {
             Long("cmd") => global.cmd = Some(parser.value()?.string()?),
             Long("exit") => global.exit = parser.value()?.parse()?,
             Long("stage") => stage = Some(parser.value()?.string()?),
+            Long("lines") => show_opts.lines = Some(parser.value()?.string()?),
+            Long("grep") => show_opts.grep = Some(parser.value()?.string()?),
+            Long("path") => show_opts.path = true,
+            Long("since") => gain_opts.since = Some(parser.value()?.string()?),
+            Long("json") => gain_opts.json = true,
             Value(v) if positional.is_empty() && RAW_SUBCOMMANDS.contains(&v.to_str().unwrap_or("")) => {
                 let rest: Vec<OsString> = parser.raw_args()?.collect();
                 return raw_subcommand(&v.to_string_lossy(), rest, &global);
@@ -97,6 +110,8 @@ fn run(args: Vec<OsString>) -> Result<ExitCode> {
     match sub {
         "decode" => inspect::decode(),
         "inspect" => inspect::inspect(stage.as_deref(), &global),
+        "show" => show::run(&show::Args::new(&positional[1..], show_opts)?),
+        "gain" => gain::run(&gain::Args::new(&positional[1..], gain_opts)?),
         _ if positional.len() > 1 => bail!("unexpected argument '{}'", positional[1].to_string_lossy()),
         _ => filter::run(positional.first(), &global),
     }

@@ -1,0 +1,255 @@
+//! `tokensieve gain [--since 24h|7d|all] [--json]`: recorded savings per
+//! command, with bars and totals.
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Result, bail};
+use serde_json::json;
+
+use crate::history::{self, CommandStats};
+use crate::store;
+
+/// Options as typed, before validation.
+#[derive(Debug, Default)]
+pub(crate) struct Options {
+    pub since: Option<String>,
+    pub json: bool,
+}
+
+#[derive(Debug)]
+pub(crate) struct Args {
+    /// `None`: all time.
+    pub since: Option<Duration>,
+    /// The window as the user wrote it, for the heading.
+    pub label: String,
+    pub json: bool,
+}
+
+impl Args {
+    pub fn new(positional: &[OsString], opts: Options) -> Result<Args> {
+        if let Some(extra) = positional.first() {
+            bail!("unexpected argument '{}'", extra.to_string_lossy());
+        }
+        let label = opts.since.unwrap_or_else(|| "all".to_owned());
+        Ok(Args { since: parse_since(&label)?, label, json: opts.json })
+    }
+}
+
+/// `all`, or a number with a unit: `30m`, `24h`, `7d`, `2w`.
+pub(crate) fn parse_since(s: &str) -> Result<Option<Duration>> {
+    let t = s.trim();
+    if t == "all" {
+        return Ok(None);
+    }
+    let bad = || anyhow::anyhow!("--since wants all or a span like 24h, 7d, 30m, 2w; got '{s}'");
+    let unit = t.chars().last().ok_or_else(bad)?;
+    let secs = match unit {
+        'm' => 60,
+        'h' => 3600,
+        'd' => 86_400,
+        'w' => 7 * 86_400,
+        _ => return Err(bad()),
+    };
+    let n: u64 = t[..t.len() - 1].parse().map_err(|_| bad())?;
+    Ok(Some(Duration::from_secs(n.checked_mul(secs).ok_or_else(bad)?)))
+}
+
+pub(crate) fn run(args: &Args) -> Result<ExitCode> {
+    let home = store::home();
+    let since_ms = args.since.map(|d| history::now_ms().saturating_sub(d.as_millis() as i64));
+    let stats = match history::open_existing(&home).and_then(|c| match c {
+        Some(conn) => history::by_command(&conn, since_ms),
+        None => Ok(Vec::new()),
+    }) {
+        Ok(s) => s,
+        Err(e) if history::is_corrupt(&e) => {
+            eprintln!("tokensieve: {}", history::describe_error(&e, &home));
+            return Ok(ExitCode::from(1));
+        }
+        Err(e) => return Err(e.context("cannot read the history")),
+    };
+    let text = if args.json {
+        render_json(&stats, &args.label).to_string()
+    } else {
+        render_table(&stats, &args.label)
+    };
+    let mut out = std::io::stdout().lock();
+    match writeln!(out, "{text}").and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        other => other?,
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn totals(stats: &[CommandStats]) -> CommandStats {
+    CommandStats {
+        tool: "total".into(),
+        subcommand: String::new(),
+        calls: stats.iter().map(|s| s.calls).sum(),
+        original_tokens: stats.iter().map(|s| s.original_tokens).sum(),
+        compressed_tokens: stats.iter().map(|s| s.compressed_tokens).sum(),
+    }
+}
+
+fn pct(s: &CommandStats) -> f64 {
+    if s.original_tokens == 0 { 0.0 } else { s.saved_tokens() as f64 * 100.0 / s.original_tokens as f64 }
+}
+
+/// The machine-readable report.
+pub(crate) fn render_json(stats: &[CommandStats], label: &str) -> serde_json::Value {
+    let t = totals(stats);
+    let row = |s: &CommandStats| {
+        json!({
+            "command": s.command(),
+            "tool": s.tool,
+            "subcommand": s.subcommand,
+            "calls": s.calls,
+            "original_tokens": s.original_tokens,
+            "compressed_tokens": s.compressed_tokens,
+            "saved_tokens": s.saved_tokens(),
+            "saved_pct": (pct(s) * 10.0).round() / 10.0,
+        })
+    };
+    json!({
+        "since": label,
+        "calls": t.calls,
+        "original_tokens": t.original_tokens,
+        "compressed_tokens": t.compressed_tokens,
+        "saved_tokens": t.saved_tokens(),
+        "saved_pct": (pct(&t) * 10.0).round() / 10.0,
+        "by_command": stats.iter().map(row).collect::<Vec<_>>(),
+    })
+}
+
+const BAR_WIDTH: usize = 20;
+const MAX_COMMAND_WIDTH: usize = 40;
+
+/// The table for people: one row per command, a bar of the share saved,
+/// totals last.
+pub(crate) fn render_table(stats: &[CommandStats], label: &str) -> String {
+    let window = if label == "all" { "all time".to_owned() } else { format!("last {label}") };
+    if stats.is_empty() {
+        return format!("tokensieve gain ({window}): no calls recorded");
+    }
+    let t = totals(stats);
+    let names: Vec<String> = stats.iter().map(|s| clip(&s.command(), MAX_COMMAND_WIDTH)).collect();
+    let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0).max("command".len());
+    let mut out = format!(
+        "tokensieve gain ({window}): {} calls, saved {} of {} tokens ({:.1}%)\n\n",
+        group(t.calls),
+        group(t.saved_tokens()),
+        group(t.original_tokens),
+        pct(&t)
+    );
+    out.push_str(&format!(
+        "{:<width$}  {:>6}  {:>11}  {:>11}  {:>11}  {:>6}\n",
+        "command", "calls", "tokens in", "tokens out", "saved", "%"
+    ));
+    let line = |name: &str, s: &CommandStats| {
+        format!(
+            "{:<width$}  {:>6}  {:>11}  {:>11}  {:>11}  {:>5.1}%  {}\n",
+            name,
+            group(s.calls),
+            group(s.original_tokens),
+            group(s.compressed_tokens),
+            group(s.saved_tokens()),
+            pct(s),
+            bar(pct(s))
+        )
+    };
+    for (name, s) in names.iter().zip(stats) {
+        out.push_str(&line(name, s));
+    }
+    out.push_str(&line("total", &t));
+    out.truncate(out.trim_end().len());
+    out
+}
+
+fn bar(pct: f64) -> String {
+    let filled = ((pct / 100.0) * BAR_WIDTH as f64).round().clamp(0.0, BAR_WIDTH as f64) as usize;
+    format!("{}{}", "█".repeat(filled), "░".repeat(BAR_WIDTH - filled))
+}
+
+fn clip(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_owned()
+    } else {
+        format!("{}…", s.chars().take(max - 1).collect::<String>())
+    }
+}
+
+/// `1234567` → `1,234,567`.
+fn group(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stat(tool: &str, sub: &str, calls: u64, o: u64, c: u64) -> CommandStats {
+        CommandStats {
+            tool: tool.into(),
+            subcommand: sub.into(),
+            calls,
+            original_tokens: o,
+            compressed_tokens: c,
+        }
+    }
+
+    #[test]
+    fn since_spans() {
+        assert_eq!(parse_since("all").unwrap(), None);
+        assert_eq!(parse_since("24h").unwrap(), Some(Duration::from_secs(86_400)));
+        assert_eq!(parse_since("7d").unwrap(), Some(Duration::from_secs(7 * 86_400)));
+        assert_eq!(parse_since("30m").unwrap(), Some(Duration::from_secs(1800)));
+        assert_eq!(parse_since("2w").unwrap(), Some(Duration::from_secs(14 * 86_400)));
+        for bad in ["", "h", "7", "7y", "-1d", "1.5h", "99999999999999999999d"] {
+            assert!(parse_since(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn json_totals_are_sums() {
+        let stats = vec![stat("aws", "ec2 describe-vpcs", 2, 1000, 250), stat("-", "", 1, 10, 10)];
+        let v = render_json(&stats, "all");
+        assert_eq!(v["calls"], 3);
+        assert_eq!(v["original_tokens"], 1010);
+        assert_eq!(v["compressed_tokens"], 260);
+        assert_eq!(v["saved_tokens"], 750);
+        assert_eq!(v["by_command"][0]["command"], "aws ec2 describe-vpcs");
+        assert_eq!(v["by_command"][0]["saved_pct"].to_string(), "75.0");
+    }
+
+    #[test]
+    fn table_has_rows_bars_and_total() {
+        let stats = vec![stat("aws", "ec2 describe-vpcs", 2, 1_200_000, 300_000)];
+        let t = render_table(&stats, "7d");
+        assert!(
+            t.starts_with("tokensieve gain (last 7d): 2 calls, saved 900,000 of 1,200,000 tokens (75.0%)")
+        );
+        assert!(t.contains("aws ec2 describe-vpcs"));
+        assert!(t.contains(&format!("75.0%  {}{}", "█".repeat(15), "░".repeat(5))));
+        assert!(t.lines().last().unwrap().starts_with("total "));
+        assert_eq!(render_table(&[], "24h"), "tokensieve gain (last 24h): no calls recorded");
+    }
+
+    #[test]
+    fn numbers_are_grouped() {
+        assert_eq!(group(0), "0");
+        assert_eq!(group(999), "999");
+        assert_eq!(group(1000), "1,000");
+        assert_eq!(group(1234567), "1,234,567");
+    }
+}

@@ -1,0 +1,195 @@
+//! `tokensieve show ID [--lines A:B] [--grep RE] [--path]`: a stored raw
+//! output back, exactly, or the part of it asked for.
+
+use std::ffi::OsString;
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use regex::bytes::Regex;
+
+use crate::history;
+use crate::store::{self, Lookup, Store};
+
+/// Options as typed, before validation.
+#[derive(Debug, Default)]
+pub(crate) struct Options {
+    pub lines: Option<String>,
+    pub grep: Option<String>,
+    pub path: bool,
+}
+
+/// A 1-based inclusive line range; `end: None` runs to the last line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct LineRange {
+    pub start: usize,
+    pub end: Option<usize>,
+}
+
+#[derive(Debug)]
+pub(crate) struct Args {
+    pub id: String,
+    pub lines: Option<LineRange>,
+    pub grep: Option<Regex>,
+    pub path: bool,
+}
+
+impl Args {
+    pub fn new(positional: &[OsString], opts: Options) -> Result<Args> {
+        let id = match positional {
+            [id] => store::parse_id(&id.to_string_lossy())?,
+            [] => bail!("show needs an id (the hex after 'raw:' in a receipt)"),
+            [_, extra, ..] => bail!("unexpected argument '{}'", extra.to_string_lossy()),
+        };
+        let lines = opts.lines.as_deref().map(parse_lines).transpose()?;
+        let grep = match opts.grep.as_deref() {
+            Some(re) => Some(Regex::new(re).with_context(|| format!("invalid --grep pattern '{re}'"))?),
+            None => None,
+        };
+        if opts.path && (lines.is_some() || grep.is_some()) {
+            bail!("--path prints the file's path; it does not combine with --lines or --grep");
+        }
+        Ok(Args { id, lines, grep, path: opts.path })
+    }
+}
+
+/// `A:B`, `A:`, `:B` or `N` (one line); lines count from 1.
+pub(crate) fn parse_lines(s: &str) -> Result<LineRange> {
+    let num = |t: &str| -> Result<usize> {
+        let n: usize =
+            t.trim().parse().map_err(|_| anyhow::anyhow!("--lines wants A:B (e.g. 10:40), got '{s}'"))?;
+        if n == 0 {
+            bail!("--lines counts from 1, got '{s}'");
+        }
+        Ok(n)
+    };
+    let range = match s.split_once(':') {
+        None => {
+            let n = num(s)?;
+            LineRange { start: n, end: Some(n) }
+        }
+        Some((a, b)) => LineRange {
+            start: if a.trim().is_empty() { 1 } else { num(a)? },
+            end: if b.trim().is_empty() { None } else { Some(num(b)?) },
+        },
+    };
+    if range.end.is_some_and(|e| e < range.start) {
+        bail!("--lines {s}: the end comes before the start");
+    }
+    Ok(range)
+}
+
+/// The lines of `raw` (each with its own terminator) numbered from 1,
+/// limited to `range`.
+pub(crate) fn select_lines(raw: &[u8], range: Option<LineRange>) -> impl Iterator<Item = (usize, &[u8])> {
+    let range = range.unwrap_or(LineRange { start: 1, end: None });
+    raw.split_inclusive(|&b| b == b'\n')
+        .enumerate()
+        .map(|(i, l)| (i + 1, l))
+        .skip(range.start - 1)
+        .take_while(move |(n, _)| range.end.is_none_or(|e| *n <= e))
+}
+
+pub(crate) fn run(args: &Args) -> Result<ExitCode> {
+    let home = store::home();
+    let raw_store = Store::new(home.clone(), store::max_bytes_from_env().unwrap_or(store::DEFAULT_MAX_BYTES));
+    let (hex, path) = match raw_store.find(&args.id)? {
+        Lookup::Found { hex, path } => (hex, path),
+        Lookup::Ambiguous(n) => {
+            eprintln!("tokensieve: id {} matches {n} stored outputs; give more of its digits", args.id);
+            return Ok(ExitCode::from(1));
+        }
+        Lookup::Evicted => return Ok(evicted(&args.id, &raw_store)),
+        Lookup::NeverStored if history::mentions_object(&home, &args.id) => {
+            return Ok(evicted(&args.id, &raw_store));
+        }
+        Lookup::NeverStored => {
+            eprintln!(
+                "tokensieve: raw output {} was never stored in {}",
+                args.id,
+                raw_store.objects_dir().display()
+            );
+            return Ok(ExitCode::from(1));
+        }
+    };
+    if args.path {
+        println!("{}", path.display());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let raw = std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    if store::hash_hex(&raw) != hex {
+        eprintln!(
+            "tokensieve: the stored copy of {} is damaged (its bytes no longer match their hash): {}",
+            args.id,
+            path.display()
+        );
+        return Ok(ExitCode::from(1));
+    }
+    let mut out = io::stdout().lock();
+    let mut matched = false;
+    let written = (|| -> io::Result<()> {
+        match (&args.grep, args.lines) {
+            (None, None) => out.write_all(&raw)?,
+            (None, Some(range)) => {
+                for (_, line) in select_lines(&raw, Some(range)) {
+                    out.write_all(line)?;
+                }
+            }
+            (Some(re), range) => {
+                for (n, line) in select_lines(&raw, range) {
+                    let body = line.strip_suffix(b"\n").unwrap_or(line);
+                    if re.is_match(body) {
+                        matched = true;
+                        write!(out, "{n}:")?;
+                        out.write_all(body)?;
+                        out.write_all(b"\n")?;
+                    }
+                }
+            }
+        }
+        out.flush()
+    })();
+    match written {
+        // The reader closed early (`| head`): its choice, not an error.
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(ExitCode::SUCCESS),
+        other => other.context("cannot write to stdout")?,
+    }
+    // Like grep: no matching line is exit 1.
+    Ok(if args.grep.is_some() && !matched { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+fn evicted(id: &str, raw_store: &Store) -> ExitCode {
+    eprintln!(
+        "tokensieve: raw output {id} was evicted from the store (oldest first, to stay under its {} byte cap; \
+         TOKENSIEVE_STORE_MAX_BYTES raises it); re-run the command to see it again",
+        raw_store.max_bytes()
+    );
+    ExitCode::from(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_ranges() {
+        assert_eq!(parse_lines("10:40").unwrap(), LineRange { start: 10, end: Some(40) });
+        assert_eq!(parse_lines("5:").unwrap(), LineRange { start: 5, end: None });
+        assert_eq!(parse_lines(":3").unwrap(), LineRange { start: 1, end: Some(3) });
+        assert_eq!(parse_lines("7").unwrap(), LineRange { start: 7, end: Some(7) });
+        assert!(parse_lines("0:3").is_err());
+        assert!(parse_lines("4:2").is_err());
+        assert!(parse_lines("a:b").is_err());
+    }
+
+    #[test]
+    fn selected_lines_keep_their_bytes() {
+        let raw = b"one\ntwo\r\nthree\nfour";
+        let got: Vec<_> = select_lines(raw, Some(parse_lines("2:3").unwrap())).collect();
+        assert_eq!(got, vec![(2, &b"two\r\n"[..]), (3, &b"three\n"[..])]);
+        let tail: Vec<_> = select_lines(raw, Some(parse_lines("4:").unwrap())).collect();
+        assert_eq!(tail, vec![(4, &b"four"[..])]);
+        assert_eq!(select_lines(raw, None).count(), 4);
+        assert_eq!(select_lines(raw, Some(parse_lines("9:").unwrap())).count(), 0);
+    }
+}

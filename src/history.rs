@@ -1,0 +1,364 @@
+//! The call log: one SQLite row per delivered call, for `tokensieve gain`.
+//!
+//! `$TOKENSIEVE_HOME/history.db`, WAL (many shims write at once, readers never
+//! block them), a 5 s busy timeout, schema versioned with `PRAGMA
+//! user_version`. Only the tool name and its leading subcommand words are
+//! kept, never flag values or the full argument list: they can hold secrets.
+
+use std::fs::OpenOptions;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime};
+
+use anyhow::{Context, Result};
+use rusqlite::config::DbConfig;
+use rusqlite::{Connection, ErrorCode, OpenFlags, params};
+
+use crate::auditor::Receipt;
+use crate::pipeline::Hint;
+
+/// Each entry moves the schema from version `i` to `i + 1`.
+const MIGRATIONS: &[&str] = &["CREATE TABLE calls (
+        id INTEGER PRIMARY KEY,
+        ts_ms INTEGER NOT NULL,
+        tool TEXT NOT NULL,
+        subcommand TEXT NOT NULL,
+        original_tokens INTEGER NOT NULL,
+        compressed_tokens INTEGER NOT NULL,
+        shape TEXT NOT NULL,
+        exit_code INTEGER NOT NULL,
+        duration_ms INTEGER NOT NULL,
+        object_id TEXT
+    );
+    CREATE INDEX calls_ts ON calls(ts_ms);"];
+
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+/// Most subcommand words kept (`gcloud compute instances list` has three).
+const MAX_WORDS: usize = 4;
+/// Longer words are more likely ids or tokens than subcommands.
+const MAX_WORD_LEN: usize = 32;
+
+pub fn db_path(home: &Path) -> PathBuf {
+    home.join("history.db")
+}
+
+/// One row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Call {
+    pub ts_ms: i64,
+    pub tool: String,
+    pub subcommand: String,
+    pub original_tokens: u64,
+    pub compressed_tokens: u64,
+    pub shape: String,
+    pub exit_code: i32,
+    pub duration_ms: u64,
+    pub object_id: Option<String>,
+}
+
+impl Call {
+    /// The row for a delivered call. Without a hint (bare filter mode) the
+    /// tool is `-`.
+    pub fn new(hint: Option<&Hint>, receipt: &Receipt, duration: Duration) -> Call {
+        let (tool, subcommand) = match hint {
+            Some(h) => command_words(&h.command),
+            None => ("-".to_owned(), String::new()),
+        };
+        Call {
+            ts_ms: now_ms(),
+            tool,
+            subcommand,
+            original_tokens: receipt.original as u64,
+            compressed_tokens: receipt.compressed as u64,
+            shape: receipt.shape.to_string(),
+            exit_code: hint.map(|h| h.exit_code).unwrap_or(0),
+            duration_ms: duration.as_millis() as u64,
+            object_id: receipt.raw_id.clone(),
+        }
+    }
+}
+
+pub fn now_ms() -> i64 {
+    SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
+}
+
+/// `(tool, subcommand)` from a command line: the tool's basename, then the
+/// positional words before the first flag (`aws ec2 describe-vpcs --x y` →
+/// `("aws", "ec2 describe-vpcs")`). Stops early at anything that does not
+/// look like a subcommand word (paths, URLs, `k=v`, long tokens), at most
+/// `MAX_WORDS` words, so secrets in arguments are never recorded.
+pub fn command_words(command: &[String]) -> (String, String) {
+    let tool = command
+        .first()
+        .map(|t| t.rsplit('/').next().unwrap_or(t))
+        .filter(|t| is_plain_word(t))
+        .unwrap_or("?")
+        .to_owned();
+    let words: Vec<&str> =
+        command.iter().skip(1).take_while(|w| is_plain_word(w)).take(MAX_WORDS).map(String::as_str).collect();
+    (tool, words.join(" "))
+}
+
+fn is_plain_word(w: &str) -> bool {
+    !w.is_empty()
+        && w.len() <= MAX_WORD_LEN
+        && !w.starts_with('-')
+        && w.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':'))
+}
+
+/// Whether an error chain comes from a damaged database file.
+pub fn is_corrupt(err: &anyhow::Error) -> bool {
+    err.chain().any(|e| {
+        e.downcast_ref::<rusqlite::Error>()
+            .and_then(|e| e.sqlite_error_code())
+            .is_some_and(|c| matches!(c, ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt))
+    })
+}
+
+/// Opens (creating if needed) and migrates the database.
+pub fn open(home: &Path) -> Result<Connection> {
+    crate::store::create_private_dir(home).with_context(|| format!("cannot create {}", home.display()))?;
+    let path = db_path(home);
+    // Create the file ourselves so it is 0600; SQLite gives its -wal and -shm
+    // files the database file's mode.
+    OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(&path)
+        .with_context(|| format!("cannot create {}", path.display()))?;
+    connect(&path)
+}
+
+/// Opens an existing database for reading; `None` when there is none yet.
+pub fn open_existing(home: &Path) -> Result<Option<Connection>> {
+    let path = db_path(home);
+    if !path.exists() {
+        return Ok(None);
+    }
+    connect(&path).map(Some)
+}
+
+fn connect(path: &Path) -> Result<Connection> {
+    let setup = || -> rusqlite::Result<Connection> {
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(path, flags)?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        // Durable at checkpoints, not at every commit: a lost last row of
+        // statistics after a power cut is fine, an fsync per call is not.
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        // Leave the WAL for the next call instead of checkpointing (and
+        // fsyncing) on every close; SQLite's auto-checkpoint still folds it
+        // into the database every ~1000 pages.
+        conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
+        migrate(&conn)?;
+        Ok(conn)
+    };
+    setup().with_context(|| format!("cannot open {}", path.display()))
+}
+
+/// One line for a failed history call: corruption gets its fix spelled out.
+pub fn describe_error(err: &anyhow::Error, home: &Path) -> String {
+    if is_corrupt(err) {
+        let db = db_path(home);
+        format!(
+            "the history database {} is corrupt; move it aside (mv {0} {0}.corrupt) and it will be \
+             recreated on the next call",
+            db.display()
+        )
+    } else {
+        format!("{err:#}")
+    }
+}
+
+fn migrate(conn: &Connection) -> rusqlite::Result<()> {
+    let target = MIGRATIONS.len() as i64;
+    let version: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    if version >= target {
+        return Ok(());
+    }
+    // A fresh database: many processes may get here at once. Switching to
+    // WAL can report "locked" without waiting on the busy handler, so retry
+    // within the same budget.
+    retry_busy(|| conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get::<_, String>(0)).map(|_| ()))?;
+    retry_busy(|| {
+        conn.execute_batch("BEGIN IMMEDIATE")?;
+        let done = (|| {
+            let v: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+            for sql in MIGRATIONS.iter().skip(v.max(0) as usize) {
+                conn.execute_batch(sql)?;
+            }
+            conn.pragma_update(None, "user_version", target)?;
+            conn.execute_batch("COMMIT")
+        })();
+        if done.is_err() {
+            let _ = conn.execute_batch("ROLLBACK");
+        }
+        done
+    })
+}
+
+fn retry_busy(mut f: impl FnMut() -> rusqlite::Result<()>) -> rusqlite::Result<()> {
+    let deadline = Instant::now() + BUSY_TIMEOUT;
+    loop {
+        match f() {
+            Err(e)
+                if matches!(
+                    e.sqlite_error_code(),
+                    Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)
+                ) && Instant::now() < deadline =>
+            {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            other => return other,
+        }
+    }
+}
+
+/// Appends one row.
+pub fn record(home: &Path, call: &Call) -> Result<()> {
+    let conn = open(home)?;
+    insert(&conn, call).with_context(|| format!("cannot write to {}", db_path(home).display()))
+}
+
+pub fn insert(conn: &Connection, c: &Call) -> Result<()> {
+    conn.execute(
+        "INSERT INTO calls (ts_ms, tool, subcommand, original_tokens, compressed_tokens, shape, \
+         exit_code, duration_ms, object_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        params![
+            c.ts_ms,
+            c.tool,
+            c.subcommand,
+            c.original_tokens as i64,
+            c.compressed_tokens as i64,
+            c.shape,
+            c.exit_code,
+            c.duration_ms as i64,
+            c.object_id
+        ],
+    )?;
+    Ok(())
+}
+
+/// Savings of one command (tool + subcommand words).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommandStats {
+    pub tool: String,
+    pub subcommand: String,
+    pub calls: u64,
+    pub original_tokens: u64,
+    pub compressed_tokens: u64,
+}
+
+impl CommandStats {
+    pub fn command(&self) -> String {
+        if self.subcommand.is_empty() {
+            self.tool.clone()
+        } else {
+            format!("{} {}", self.tool, self.subcommand)
+        }
+    }
+
+    pub fn saved_tokens(&self) -> u64 {
+        self.original_tokens.saturating_sub(self.compressed_tokens)
+    }
+}
+
+/// Per-command totals for calls at or after `since_ms`, most saved first.
+pub fn by_command(conn: &Connection, since_ms: Option<i64>) -> Result<Vec<CommandStats>> {
+    let mut stmt = conn.prepare(
+        "SELECT tool, subcommand, COUNT(*), SUM(original_tokens), SUM(compressed_tokens) FROM calls \
+         WHERE ts_ms >= ?1 GROUP BY tool, subcommand \
+         ORDER BY SUM(original_tokens) - SUM(compressed_tokens) DESC, COUNT(*) DESC, tool, subcommand",
+    )?;
+    let rows = stmt.query_map([since_ms.unwrap_or(i64::MIN)], |r| {
+        Ok(CommandStats {
+            tool: r.get(0)?,
+            subcommand: r.get(1)?,
+            calls: r.get::<_, i64>(2)? as u64,
+            original_tokens: r.get::<_, i64>(3)? as u64,
+            compressed_tokens: r.get::<_, i64>(4)? as u64,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
+/// Whether some row refers to an object id starting with `id`.
+pub fn mentions_object(home: &Path, id: &str) -> bool {
+    let Ok(Some(conn)) = open_existing(home) else { return false };
+    let short: String = id.chars().take(crate::store::ID_LEN).collect();
+    // Ids are hex, so LIKE has no wildcards to escape.
+    conn.query_row("SELECT 1 FROM calls WHERE object_id LIKE ?1 || '%' LIMIT 1", [short], |_| Ok(())).is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(s: &str) -> (String, String) {
+        command_words(&s.split_whitespace().map(str::to_owned).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn subcommand_words_stop_at_the_first_flag() {
+        assert_eq!(
+            words("aws ec2 describe-vpcs --secret-token hunter2"),
+            ("aws".into(), "ec2 describe-vpcs".into())
+        );
+        assert_eq!(words("/usr/bin/kubectl get pods -n kube-system"), ("kubectl".into(), "get pods".into()));
+        assert_eq!(words("gh"), ("gh".into(), String::new()));
+        assert_eq!(words("git -C /repo status"), ("git".into(), String::new()));
+    }
+
+    #[test]
+    fn subcommand_words_refuse_what_may_be_secret() {
+        assert_eq!(words("curl https://user:pw@example.com"), ("curl".into(), String::new()));
+        assert_eq!(words("env TOKEN=abc aws"), ("env".into(), String::new()));
+        assert_eq!(
+            words("tool login ghp_0123456789abcdefghijklmnopqrstuvwxyz"),
+            ("tool".into(), "login".into())
+        );
+        assert_eq!(words("gcloud a b c d e f"), ("gcloud".into(), "a b c d".into()));
+        assert_eq!(words("we!rd x"), ("?".into(), "x".into()));
+    }
+
+    #[test]
+    fn migrations_create_the_schema_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = open(dir.path()).unwrap();
+        let v: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0)).unwrap();
+        assert_eq!(v, MIGRATIONS.len() as i64);
+        let mode: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap();
+        assert_eq!(mode, "wal");
+        drop(conn);
+        open(dir.path()).unwrap();
+    }
+
+    #[test]
+    fn rows_group_by_command_and_window() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = open(dir.path()).unwrap();
+        let row = |ts_ms, tool: &str, sub: &str, o, c| Call {
+            ts_ms,
+            tool: tool.into(),
+            subcommand: sub.into(),
+            original_tokens: o,
+            compressed_tokens: c,
+            shape: "JSON".into(),
+            exit_code: 0,
+            duration_ms: 1,
+            object_id: None,
+        };
+        insert(&conn, &row(1_000, "aws", "ec2 describe-vpcs", 100, 40)).unwrap();
+        insert(&conn, &row(2_000, "aws", "ec2 describe-vpcs", 50, 10)).unwrap();
+        insert(&conn, &row(3_000, "gh", "api", 10, 10)).unwrap();
+        let all = by_command(&conn, None).unwrap();
+        assert_eq!(all.len(), 2);
+        assert_eq!(all[0].command(), "aws ec2 describe-vpcs");
+        assert_eq!((all[0].calls, all[0].original_tokens, all[0].compressed_tokens), (2, 150, 50));
+        assert_eq!(all[0].saved_tokens(), 100);
+        let recent = by_command(&conn, Some(2_500)).unwrap();
+        assert_eq!(recent.len(), 1);
+        assert_eq!(recent[0].tool, "gh");
+    }
+}
