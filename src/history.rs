@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{Context, Result};
+use rusqlite::config::DbConfig;
 use rusqlite::{Connection, ErrorCode, OpenFlags, params};
 
 use crate::auditor::Receipt;
@@ -146,6 +147,10 @@ fn connect(path: &Path) -> Result<Connection> {
         // Durable at checkpoints, not at every commit: a lost last row of
         // statistics after a power cut is fine, an fsync per call is not.
         conn.pragma_update(None, "synchronous", "NORMAL")?;
+        // Leave the WAL for the next call instead of checkpointing (and
+        // fsyncing) on every close; SQLite's auto-checkpoint still folds it
+        // into the database every ~1000 pages.
+        conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
         migrate(&conn)?;
         Ok(conn)
     };

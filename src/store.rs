@@ -7,6 +7,9 @@
 //! - `evicted.log` (and `evicted.log.1`): full hashes of evicted objects, so
 //!   `show` can tell "evicted" from "never stored".
 //!
+//! - `objects.size`, `objects.lock`: the running total of object bytes (so a
+//!   call need not stat every object) and the lock that keeps it exact.
+//!
 //! Writes are atomic (temp file in the same folder, then rename), identical
 //! outputs are stored once, and after every `put` the objects fit the size cap
 //! (oldest modification time evicted first; storing an existing object again
@@ -33,6 +36,9 @@ pub const DEFAULT_MAX_BYTES: u64 = 256 * 1024 * 1024;
 const EVICTION_LOG_ROTATE: u64 = 1024 * 1024;
 /// Temp files older than this were left by a crashed writer.
 const STALE_TMP: Duration = Duration::from_secs(3600);
+/// The size ledger is trusted for this long, then re-counted by a walk (it
+/// can drift if objects are removed by hand or a writer dies mid-commit).
+const LEDGER_MAX_AGE: Duration = Duration::from_secs(3600);
 
 /// `$TOKENSIEVE_HOME`, else `~/.tokensieve`; always absolute.
 pub fn home() -> PathBuf {
@@ -167,24 +173,75 @@ impl Store {
         let dir = obj.path.parent().expect("object paths have a folder");
         create_private_dir(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         if obj.path.exists() {
-            // Same bytes already stored: refresh its age instead of rewriting.
-            let f = OpenOptions::new().write(true).open(&obj.path);
-            let _ = f.and_then(|f| f.set_modified(SystemTime::now()));
-        } else {
-            write_atomic(dir, &obj.path, raw)
-                .with_context(|| format!("cannot write {}", obj.path.display()))?;
+            touch(&obj.path);
+            return Ok(());
         }
-        self.enforce_cap(&obj.path)
+        // The slow part (writing the bytes) happens outside the lock.
+        let tmp = write_temp(dir, raw).with_context(|| format!("cannot write to {}", dir.display()))?;
+        let result = self.commit(&tmp, obj, raw.len() as u64);
+        let _ = fs::remove_file(&tmp); // gone after a rename; left over otherwise
+        result
+    }
+
+    /// Under the store lock: renames the temp file into place and keeps the
+    /// size ledger, walking the store only when the cap may be exceeded or
+    /// the ledger is missing, garbled or due for a re-count.
+    fn commit(&self, tmp: &Path, obj: &Object, size: u64) -> Result<()> {
+        let lock = self.home.join("objects.lock");
+        let lock = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .mode(0o600)
+            .open(&lock)
+            .with_context(|| format!("cannot open {}", lock.display()))?;
+        lock.lock().context("cannot lock the raw store")?;
+        if obj.path.exists() {
+            // A concurrent call stored the same bytes first.
+            touch(&obj.path);
+            return Ok(());
+        }
+        fs::rename(tmp, &obj.path).with_context(|| format!("cannot write {}", obj.path.display()))?;
+        let ledger = self.read_ledger();
+        let (mut total, walked_at) = match ledger {
+            Some((total, at)) => (total + size, at),
+            None => {
+                (self.list().context("cannot list the raw store")?.iter().map(|o| o.size).sum(), now_secs())
+            }
+        };
+        if total > self.max_bytes {
+            total = self.evict(&obj.path)?;
+            self.write_ledger(total, now_secs())
+        } else {
+            self.write_ledger(total, walked_at)
+        }
+        .context("cannot write the store's size ledger")
+    }
+
+    /// `(total bytes, when last counted by a walk)`, if fresh and readable.
+    fn read_ledger(&self) -> Option<(u64, u64)> {
+        let text = fs::read_to_string(self.home.join("objects.size")).ok()?;
+        let (total, at) = text.trim().split_once(' ')?;
+        let (total, at): (u64, u64) = (total.parse().ok()?, at.parse().ok()?);
+        let age = now_secs().checked_sub(at)?;
+        (age <= LEDGER_MAX_AGE.as_secs()).then_some((total, at))
+    }
+
+    fn write_ledger(&self, total: u64, walked_at: u64) -> io::Result<()> {
+        let mut f = OpenOptions::new()
+            .create(true)
+            .write(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(self.home.join("objects.size"))?;
+        f.write_all(format!("{total} {walked_at}\n").as_bytes())
     }
 
     /// Evicts oldest-first until the objects total at most the cap, never
-    /// evicting `keep` (the object just stored).
-    fn enforce_cap(&self, keep: &Path) -> Result<()> {
+    /// evicting `keep` (the object just stored). Returns the bytes left.
+    fn evict(&self, keep: &Path) -> Result<u64> {
         let mut objects = self.list().context("cannot list the raw store")?;
         let mut total: u64 = objects.iter().map(|o| o.size).sum();
-        if total <= self.max_bytes {
-            return Ok(());
-        }
         objects.sort_by(|a, b| a.mtime.cmp(&b.mtime).then_with(|| a.path.cmp(&b.path)));
         let mut evicted = Vec::new();
         for o in objects {
@@ -195,14 +252,15 @@ impl Store {
                 continue;
             }
             match fs::remove_file(&o.path) {
-                // Gone already: a concurrent call evicted it.
                 Ok(()) => evicted.push(o.hex),
+                // Removed by hand meanwhile: it no longer counts either.
                 Err(e) if e.kind() == io::ErrorKind::NotFound => {}
                 Err(e) => return Err(e).with_context(|| format!("cannot evict {}", o.path.display())),
             }
             total = total.saturating_sub(o.size);
         }
-        self.log_evictions(&evicted).context("cannot write the eviction log")
+        self.log_evictions(&evicted).context("cannot write the eviction log")?;
+        Ok(total)
     }
 
     fn log_evictions(&self, hexes: &[String]) -> io::Result<()> {
@@ -323,9 +381,19 @@ fn is_hex(s: &str) -> bool {
     s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
-/// Writes `bytes` to a fresh 0600 temp file in `dir` and renames it to
-/// `dest`: readers see the whole object or nothing.
-fn write_atomic(dir: &Path, dest: &Path, bytes: &[u8]) -> io::Result<()> {
+/// Refreshes an object's age: storing the same bytes again counts as use.
+fn touch(path: &Path) {
+    let f = OpenOptions::new().write(true).open(path);
+    let _ = f.and_then(|f| f.set_modified(SystemTime::now()));
+}
+
+fn now_secs() -> u64 {
+    SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
+}
+
+/// Writes `bytes` to a fresh 0600 temp file in `dir`; renamed into place
+/// later, so readers see a whole object or none.
+fn write_temp(dir: &Path, bytes: &[u8]) -> io::Result<PathBuf> {
     static SEQ: AtomicU64 = AtomicU64::new(0);
     let nanos = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
     let tmp =
@@ -335,12 +403,14 @@ fn write_atomic(dir: &Path, dest: &Path, bytes: &[u8]) -> io::Result<()> {
         .create_new(true)
         .mode(0o600)
         .open(&tmp)
-        .and_then(|mut f| f.write_all(bytes))
-        .and_then(|()| fs::rename(&tmp, dest));
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
+        .and_then(|mut f| f.write_all(bytes));
+    match result {
+        Ok(()) => Ok(tmp),
+        Err(e) => {
+            let _ = fs::remove_file(&tmp);
+            Err(e)
+        }
     }
-    result
 }
 
 #[cfg(test)]

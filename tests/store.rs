@@ -359,3 +359,70 @@ fn a_large_text_summary_points_at_the_stored_raw_output() {
     let path = note.rsplit_once("(file: ").unwrap().1.trim_end_matches(')');
     assert_eq!(fs::read_to_string(path).unwrap(), text);
 }
+
+#[test]
+fn the_size_ledger_matches_the_objects_and_a_garbled_one_is_recounted() {
+    let home = tempfile::tempdir().unwrap();
+    let files = [
+        "fixtures/json/aws/ec2-describe-vpcs.json",
+        "fixtures/json/aws/ec2-describe-subnets.json",
+        "fixtures/json/aws/iam-list-roles.json",
+    ];
+    let ledger = home.path().join("objects.size");
+    let run = |f: &str| {
+        let out = tokensieve(home.path())
+            .env("TOKENSIEVE_STORE_MAX_BYTES", "3000")
+            .args(["--cmd", "aws x"])
+            .stdin(fs::File::open(fixture(f)).unwrap())
+            .output()
+            .unwrap();
+        assert_eq!(stderr_lines(&out).len(), 1, "{:?}", stderr_lines(&out));
+    };
+    let counted =
+        || -> u64 { fs::read_to_string(&ledger).unwrap().split(' ').next().unwrap().parse().unwrap() };
+    run(files[0]);
+    run(files[1]);
+    assert_eq!(counted(), objects_bytes(home.path()));
+    fs::write(&ledger, "not a number").unwrap();
+    run(files[2]);
+    assert_eq!(counted(), objects_bytes(home.path()));
+    assert!(objects_bytes(home.path()) <= 3000);
+}
+
+#[test]
+fn a_locked_history_costs_one_warning_after_the_busy_timeout() {
+    let home = tempfile::tempdir().unwrap();
+    let first = filter(home.path(), "aws ec2 describe-vpcs", VPCS);
+    assert_eq!(stderr_lines(&first).len(), 1);
+    // Another writer holds the database past our 5 s busy timeout.
+    let db = rusqlite::Connection::open(home.path().join("history.db")).unwrap();
+    db.execute_batch("BEGIN EXCLUSIVE").unwrap();
+    let out = filter(home.path(), "aws ec2 describe-vpcs", VPCS);
+    db.execute_batch("ROLLBACK").unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(out.stdout, first.stdout);
+    let lines = stderr_lines(&out);
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(lines[1].starts_with("tokensieve: warning: ") && lines[1].contains("locked"), "{lines:?}");
+    assert_eq!(gain_json(home.path())["calls"], 1);
+}
+
+#[test]
+fn an_uncompressed_call_is_recorded_but_not_stored() {
+    let home = tempfile::tempdir().unwrap();
+    let input = home.path().join("small.txt");
+    fs::write(&input, "merged pull request #7\n").unwrap();
+    let out = tokensieve(home.path())
+        .args(["--cmd", "gh api"])
+        .stdin(fs::File::open(&input).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(out.stdout, b"merged pull request #7\n");
+    let r = receipt(&out);
+    assert!(r.raw_id.is_none(), "the agent saw every byte: nothing to keep");
+    assert_eq!(r.original, r.compressed);
+    assert!(!home.path().join("objects").exists());
+    let g = gain_json(home.path());
+    assert_eq!((g["calls"].as_u64(), g["saved_tokens"].as_u64()), (Some(1), Some(0)));
+    assert_eq!(g["by_command"][0]["command"], "gh api");
+}
