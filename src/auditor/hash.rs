@@ -45,6 +45,31 @@ pub fn key_hash(bytes: &[u8], seed: u64) -> u64 {
     fmix64((h ^ w).wrapping_mul(K))
 }
 
+/// `a == b` for slices of equal length, without a `memcmp` call: token
+/// compares are short (mostly under 8 bytes) and run once per piece.
+#[allow(dead_code)] // the runtime's; build.rs includes this file too
+#[inline(always)]
+pub fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    debug_assert_eq!(n, b.len());
+    let w8 = |s: &[u8], i: usize| u64::from_le_bytes(s[i..i + 8].try_into().expect("8 bytes"));
+    let w4 = |s: &[u8], i: usize| u32::from_le_bytes(s[i..i + 4].try_into().expect("4 bytes"));
+    if n >= 8 {
+        let mut i = 0;
+        while i + 8 < n {
+            if w8(a, i) != w8(b, i) {
+                return false;
+            }
+            i += 8;
+        }
+        w8(a, n - 8) == w8(b, n - 8)
+    } else if n >= 4 {
+        w4(a, 0) == w4(b, 0) && w4(a, n - 4) == w4(b, n - 4)
+    } else {
+        n == 0 || (a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1])
+    }
+}
+
 /// `x` scaled into `0..n` without a division (Lemire's fast range).
 #[inline(always)]
 pub fn fastrange(x: u64, n: usize) -> usize {

@@ -63,7 +63,7 @@ impl<'v> Counter<'v> {
             vec![Memo { len: 0, count: 0, bytes: [0; MEMO_BYTES] }; MEMO_SLOTS].into_boxed_slice()
         });
         let m = &mut memo[(h >> 32) as usize % MEMO_SLOTS];
-        if m.len as usize == n && m.bytes[..n] == *piece {
+        if m.len as usize == n && super::hash::same_bytes(&m.bytes[..n], piece) {
             return m.count as usize;
         }
         let count = count_small(self.v, piece);

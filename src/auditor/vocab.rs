@@ -69,7 +69,7 @@ impl Vocab {
             return None;
         }
         let off = s as usize & ((1 << hash::OFF_BITS) - 1);
-        if BLOB[off..off + len] != *key {
+        if !hash::same_bytes(&BLOB[off..off + len], key) {
             return None;
         }
         Some((s >> hash::RANK_SHIFT) as u32 & ((1 << hash::RANK_BITS) - 1))
@@ -102,6 +102,19 @@ impl Vocab {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn same_bytes_is_slice_equality() {
+        let a: Vec<u8> = (0..40u8).collect();
+        for n in 0..a.len() {
+            assert!(hash::same_bytes(&a[..n], &a[..n]));
+            for i in 0..n {
+                let mut b = a[..n].to_vec();
+                b[i] ^= 0x20;
+                assert!(!hash::same_bytes(&a[..n], &b), "len {n}, byte {i}");
+            }
+        }
+    }
 
     /// Every rank sits in exactly one slot, and the tables have the sizes
     /// build.rs announced.
