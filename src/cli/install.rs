@@ -23,13 +23,12 @@ pub(crate) const BLOCK_BEGIN: &str = "# >>> tokensieve >>>";
 pub(crate) const BLOCK_END: &str = "# <<< tokensieve <<<";
 const RC_FILES: &[&str] = &[".profile", ".bash_profile", ".bashrc", ".zshrc"];
 
-/// `$TOKENSIEVE_HOME`, or `~/.tokensieve`.
+/// `$TOKENSIEVE_HOME`, or `~/.tokensieve` (the store's notion of home).
 pub(crate) fn home() -> Result<PathBuf> {
-    if let Some(h) = std::env::var_os("TOKENSIEVE_HOME").filter(|h| !h.is_empty()) {
-        return Ok(PathBuf::from(h));
+    if std::env::var_os("TOKENSIEVE_HOME").is_none() && std::env::var_os("HOME").is_none() {
+        anyhow::bail!("HOME is not set (set TOKENSIEVE_HOME to choose where tokensieve lives)");
     }
-    let user = std::env::var_os("HOME").filter(|h| !h.is_empty()).context("HOME is not set")?;
-    Ok(Path::new(&user).join(".tokensieve"))
+    Ok(crate::store::home())
 }
 
 pub(crate) fn bin_dir() -> Result<PathBuf> {

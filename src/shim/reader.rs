@@ -106,8 +106,10 @@ struct Held {
 fn scan_fds(pid: u32, link: &str) -> Option<Held> {
     let mut held = Held { reads: false, stdout_is_pipe: false };
     for entry in fs::read_dir(format!("/proc/{pid}/fd")).ok()? {
-        let entry = entry.ok()?;
-        let target = fs::read_link(entry.path()).ok()?;
+        // An fd can close while we scan (the parent is busy with pipes):
+        // skip it rather than give up on the whole table.
+        let Ok(entry) = entry else { continue };
+        let Ok(target) = fs::read_link(entry.path()) else { continue };
         if target.as_os_str() != link {
             continue;
         }
@@ -115,7 +117,9 @@ fn scan_fds(pid: u32, link: &str) -> Option<Held> {
         if fd == "1" {
             held.stdout_is_pipe = true;
         }
-        let info = fs::read_to_string(format!("/proc/{pid}/fdinfo/{}", fd.to_string_lossy())).ok()?;
+        let Ok(info) = fs::read_to_string(format!("/proc/{pid}/fdinfo/{}", fd.to_string_lossy())) else {
+            continue;
+        };
         if opened_for_reading(&info) {
             held.reads = true;
             return Some(held);

@@ -102,7 +102,11 @@ pub fn render(text: &str, hint: Option<&Hint>, settings: &Settings) -> Option<Re
             shape: Shape::Text("python".into()),
         });
     }
-    let text = generic::render(&cleaned, hint.exit_code, settings)?;
+    let mut text = generic::render(&cleaned, hint.exit_code, settings)?;
+    // The receipt follows on stderr: in a terminal it must start its own line.
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
     Some(Rendered { text, shape: Shape::Text("generic".into()) })
 }
 
@@ -171,6 +175,15 @@ mod tests {
 
     fn words(s: &str) -> Vec<String> {
         s.split_whitespace().map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn generic_summary_ends_its_last_line() {
+        let log: String =
+            (0..400).map(|i| format!("worker {i} processed batch ok\n")).collect::<String>() + "done";
+        let hint = Hint { command: words("./long-job.sh"), exit_code: 0 };
+        let out = render(&log, Some(&hint), &Settings::default()).expect("a summary");
+        assert!(out.text.ends_with('\n'), "{:?}", &out.text[out.text.len().saturating_sub(40)..]);
     }
 
     #[test]
