@@ -45,8 +45,14 @@ pub fn deliver(
         None => settings,
     };
 
-    let rendered = pipeline::render_guarded(raw, hint, settings);
-    let (out, mut receipt) = settle(raw, rendered, settings);
+    // Counting the raw bytes needs nothing from the rendering: do it on the
+    // other core meanwhile.
+    let (original, rendered) = std::thread::scope(|s| {
+        let counter = s.spawn(|| auditor::count_bytes(settings.encoding, raw));
+        let rendered = pipeline::render_guarded(raw, hint, settings);
+        (counter.join().unwrap_or_else(|_| auditor::count_bytes(settings.encoding, raw)), rendered)
+    });
+    let (out, mut receipt) = settle_counted(raw, original, rendered, settings);
     let store_started = Instant::now();
     // Raw shape: the agent saw every byte, nothing to keep.
     if receipt.shape != Shape::Raw
@@ -85,7 +91,16 @@ pub fn raw_note(obj: &Object) -> String {
 
 /// Decides what the agent reads and the receipt that proves it. Pure: no I/O.
 pub fn settle(raw: &[u8], rendered: Option<Rendered>, settings: &Settings) -> (Vec<u8>, Receipt) {
-    let original = auditor::count_bytes(settings.encoding, raw);
+    settle_counted(raw, auditor::count_bytes(settings.encoding, raw), rendered, settings)
+}
+
+/// `settle` with the raw bytes' token count already known.
+fn settle_counted(
+    raw: &[u8],
+    original: usize,
+    rendered: Option<Rendered>,
+    settings: &Settings,
+) -> (Vec<u8>, Receipt) {
     if let Some(r) = rendered {
         let compressed = auditor::count(settings.encoding, &r.text);
         if compressed < original {
