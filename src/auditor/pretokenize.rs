@@ -137,6 +137,41 @@ fn whitespace(s: &[u8], i: usize) -> (usize, Option<usize>, usize, usize) {
     (k, last_nl, last, chars)
 }
 
+/// The two branches both patterns share, after the letter cases: up to three
+/// digits (`\p{N}{1,3}`), or an optional space and a punctuation run followed
+/// by the pattern's own trailing bytes (`[\r\n]*`, plus `/` in o200k).
+/// `i` is the piece's start, `j` the end of its first char (`c0`, class `f0`).
+fn digits_or_punct(
+    s: &[u8],
+    i: usize,
+    j: usize,
+    c0: u32,
+    f0: u8,
+    trailing: impl Fn(u8) -> bool,
+) -> Option<usize> {
+    if f0 & N != 0 {
+        let mut end = j;
+        for _ in 0..2 {
+            if end < s.len() && at(s, end).2 & N != 0 {
+                end += at(s, end).1;
+            }
+        }
+        return Some(end);
+    }
+    let start = if c0 == b' ' as u32 && j < s.len() && is_punct(at(s, j).2) {
+        Some(j)
+    } else if is_punct(f0) {
+        Some(i)
+    } else {
+        None
+    }?;
+    let mut end = punct_run(s, start);
+    while end < s.len() && trailing(s[end]) {
+        end += 1;
+    }
+    Some(end)
+}
+
 /// Calls `f` with each piece of `text` as cl100k_base splits it:
 /// `'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+|
 ///  ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s`
@@ -166,27 +201,7 @@ fn cl100k_piece(s: &[u8], i: usize) -> usize {
     if c0 != b'\r' as u32 && c0 != b'\n' as u32 && f0 & N == 0 && j < s.len() && at(s, j).2 & L != 0 {
         return run(s, j, L);
     }
-    if f0 & N != 0 {
-        let mut end = j;
-        for _ in 0..2 {
-            if end < s.len() && at(s, end).2 & N != 0 {
-                end += at(s, end).1;
-            }
-        }
-        return end;
-    }
-    let start = if c0 == b' ' as u32 && j < s.len() && is_punct(at(s, j).2) {
-        Some(j)
-    } else if is_punct(f0) {
-        Some(i)
-    } else {
-        None
-    };
-    if let Some(start) = start {
-        let mut end = punct_run(s, start);
-        while end < s.len() && (s[end] == b'\r' || s[end] == b'\n') {
-            end += 1;
-        }
+    if let Some(end) = digits_or_punct(s, i, j, c0, f0, |b| matches!(b, b'\r' | b'\n')) {
         return end;
     }
     // Whitespace.
@@ -268,27 +283,7 @@ fn o200k_piece(s: &[u8], i: usize) -> usize {
             return with_contraction(s, end);
         }
     }
-    if f0 & N != 0 {
-        let mut end = j;
-        for _ in 0..2 {
-            if end < s.len() && at(s, end).2 & N != 0 {
-                end += at(s, end).1;
-            }
-        }
-        return end;
-    }
-    let start = if c0 == b' ' as u32 && j < s.len() && is_punct(at(s, j).2) {
-        Some(j)
-    } else if is_punct(f0) {
-        Some(i)
-    } else {
-        None
-    };
-    if let Some(start) = start {
-        let mut end = punct_run(s, start);
-        while end < s.len() && matches!(s[end], b'\r' | b'\n' | b'/') {
-            end += 1;
-        }
+    if let Some(end) = digits_or_punct(s, i, j, c0, f0, |b| matches!(b, b'\r' | b'\n' | b'/')) {
         return end;
     }
     // Whitespace.
