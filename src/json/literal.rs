@@ -70,7 +70,7 @@ pub fn write_value(out: &mut String, v: &Value, ctx: Ctx) {
                 if i > 0 {
                     out.push(',');
                 }
-                write_key(out, k, true);
+                write_key(out, k);
                 out.push(':');
                 write_value(out, item, Ctx::Cell);
             }
@@ -89,7 +89,7 @@ pub fn key_bare_ok(k: &str) -> bool {
 }
 
 /// Appends a key segment (quoted when it is not a plain name).
-pub fn write_key(out: &mut String, k: &str, _inline: bool) {
+pub fn write_key(out: &mut String, k: &str) {
     if key_bare_ok(k) { out.push_str(k) } else { write_quoted(out, k) }
 }
 
@@ -100,7 +100,7 @@ pub fn write_path(out: &mut String, path: &[Seg]) {
             out.push('.');
         }
         match seg {
-            Seg::Key(k) => write_key(out, k, false),
+            Seg::Key(k) => write_key(out, k),
             Seg::Index(n) => out.push_str(&n.to_string()),
         }
     }

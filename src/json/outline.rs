@@ -32,7 +32,7 @@ impl Default for Tuning {
 
 /// Encodes `value` as Outline.
 pub fn encode(value: &Value, tuning: Tuning) -> String {
-    let mut w = Writer { out: String::new(), section: Some(Vec::new()), tuning };
+    let mut w = Writer { out: String::new(), section: Vec::new(), tuning };
     match value {
         Value::Object(m) if !m.is_empty() => w.section_body(m, &[]),
         Value::Array(items) if !items.is_empty() => w.array(items, &[]),
@@ -44,17 +44,17 @@ pub fn encode(value: &Value, tuning: Tuning) -> String {
 struct Writer {
     out: String,
     /// The section the next relative line belongs to.
-    section: Option<Vec<Seg>>,
+    section: Vec<Seg>,
     tuning: Tuning,
 }
 
 impl Writer {
     fn open_section(&mut self, abs: &[Seg]) {
-        if self.section.as_deref() != Some(abs) {
+        if self.section != abs {
             self.out.push('[');
             write_path(&mut self.out, abs);
             self.out.push_str("]\n");
-            self.section = Some(abs.to_vec());
+            self.section = abs.to_vec();
         }
     }
 

@@ -15,7 +15,7 @@ pub const MIN_FILL: f64 = 0.55;
 pub fn encode_root(wrapper: Option<&str>, table: &Table) -> String {
     let mut out = String::new();
     if let Some(w) = wrapper {
-        super::literal::write_key(&mut out, w, false);
+        super::literal::write_key(&mut out, w);
         out.push_str(":\n");
     }
     out.push_str("schema:\n");
