@@ -132,15 +132,7 @@ impl<'a> Reader<'a> {
             if c.eat('[') {
                 c.expect(']')?;
                 c.expect('{')?;
-                let mut subs = Vec::new();
-                loop {
-                    subs.push(c.path(",}").map_err(|e| self.err(e))?);
-                    if c.eat('}') {
-                        break;
-                    }
-                    c.expect(',')?;
-                }
-                sub = Some(subs);
+                sub = Some(c.path_list('}').map_err(|e| self.err(e))?);
             }
             cols.push(Column { path, constant, sub });
             if c.eat('}') {
@@ -221,18 +213,11 @@ impl<'a> Reader<'a> {
     /// PVFN's hybrid block after a `path:` line.
     fn hybrid_block(&mut self) -> Result<Value> {
         let line = self.next_line().ok_or_else(|| self.err("missing schema"))?;
-        let inner = line
-            .strip_prefix("schema:[")
-            .and_then(|l| l.strip_suffix(']'))
-            .ok_or_else(|| self.err("expected 'schema:[...]'"))?;
+        let inner = line.strip_prefix("schema:[").ok_or_else(|| self.err("expected 'schema:[...]'"))?;
         let mut c = Cursor::new(inner);
-        let mut cols = Vec::new();
-        while !c.at_end() {
-            if !cols.is_empty() {
-                c.expect(',')?;
-                c.skip_spaces();
-            }
-            cols.push(c.path(",").map_err(|e| self.err(e))?);
+        let cols = c.path_list(']').map_err(|e| self.err(e))?;
+        if !c.at_end() {
+            return Err(self.err("text after the schema"));
         }
         if self.next_line() != Some("data:") {
             return Err(self.err("expected 'data:'"));

@@ -52,16 +52,23 @@ fn key_walk(value: Value, ancestors: &mut Vec<(String, String)>) -> Value {
     match value {
         Value::Object(map) => {
             let mark = ancestors.len();
+            // Our own strings matter only to descendants: a leaf object (the
+            // most common kind) neither clones nor normalises anything.
+            let has_children = map.values().any(|v| v.is_object() || v.is_array());
             let mut kept = Map::new();
             let mut own = Vec::new();
             for (k, v) in map {
                 let v = epoch_to_iso(&k, v);
-                if let Value::String(s) = &v {
+                if let Value::String(s) = &v
+                    && (mark > 0 || has_children)
+                {
                     let nk = norm_key(&k);
-                    if ancestors[..mark].iter().any(|(ak, av)| *ak == nk && av == s) {
+                    if ancestors.iter().any(|(ak, av)| *ak == nk && av == s) {
                         continue;
                     }
-                    own.push((nk, s.clone()));
+                    if has_children {
+                        own.push((nk, s.clone()));
+                    }
                 }
                 kept.insert(k, v);
             }

@@ -190,6 +190,20 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// Column paths up to `close`: `a, b.c, "d.e"]` (spaces after commas allowed).
+    pub fn path_list(&mut self, close: char) -> Result<Vec<Vec<Seg>>> {
+        let stops = format!(",{close}");
+        let mut out = Vec::new();
+        loop {
+            self.skip_spaces();
+            out.push(self.path(&stops)?);
+            if self.eat(close) {
+                return Ok(out);
+            }
+            self.expect(',')?;
+        }
+    }
+
     /// A value in `ctx` (a `Line` value runs to the end of the text).
     pub fn value(&mut self, ctx: Ctx) -> Result<Value> {
         match self.peek() {

@@ -46,9 +46,11 @@ fn walk(
                 path.pop();
             }
         }
-        Value::Array(items) if !items.is_empty() && !path.is_empty() => {
-            if let Some(table) =
-                flatten::flatten(items).filter(|t| items.len() >= 2 && t.fill() >= schema_yaml::MIN_FILL)
+        Value::Array(items) if !items.is_empty() => {
+            // A dense record array below the root is a hybrid block.
+            if !path.is_empty()
+                && items.len() >= 2
+                && let Some(table) = flatten::flatten(items).filter(|t| t.fill() >= schema_yaml::MIN_FILL)
             {
                 note_uses(path, uses);
                 write_path(out, path);
@@ -56,13 +58,6 @@ fn walk(
                 schema_yaml::encode_block(out, &table);
                 return;
             }
-            for (i, item) in items.iter().enumerate() {
-                path.push(Seg::Index(i));
-                walk(item, path, abbrev, out, uses);
-                path.pop();
-            }
-        }
-        Value::Array(items) if !items.is_empty() => {
             for (i, item) in items.iter().enumerate() {
                 path.push(Seg::Index(i));
                 walk(item, path, abbrev, out, uses);

@@ -170,14 +170,17 @@ impl Invocation {
     }
 }
 
+/// Test helper shared by the filters' tests: an invocation from a
+/// space-separated command line.
+#[cfg(test)]
+pub(crate) fn inv(s: &str) -> Invocation {
+    let words: Vec<String> = s.split_whitespace().map(str::to_owned).collect();
+    Invocation::parse(&words).unwrap()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn inv(s: &str) -> Invocation {
-        let words: Vec<String> = s.split_whitespace().map(str::to_owned).collect();
-        Invocation::parse(&words).unwrap()
-    }
 
     #[test]
     fn env_wrappers_and_paths_are_skipped() {

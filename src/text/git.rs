@@ -402,6 +402,7 @@ impl Filter for Sync {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::text::command::inv;
 
     #[test]
     fn status_drops_hints_keeps_paths() {
@@ -411,10 +412,6 @@ mod tests {
             out,
             "On branch main\nChanges to be committed:\n modified:   README.md\n\nno changes added to commit\n"
         );
-    }
-
-    fn inv(s: &str) -> Invocation {
-        Invocation::parse(&s.split_whitespace().map(str::to_owned).collect::<Vec<_>>()).unwrap()
     }
 
     #[test]

@@ -168,10 +168,7 @@ fn npm_ls(text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn inv(s: &str) -> Invocation {
-        Invocation::parse(&s.split_whitespace().map(str::to_owned).collect::<Vec<_>>()).unwrap()
-    }
+    use crate::text::command::inv;
 
     #[test]
     fn pip_keeps_result_and_errors() {

@@ -140,10 +140,7 @@ fn rustc_shaped(text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn inv(s: &str) -> Invocation {
-        Invocation::parse(&s.split_whitespace().map(str::to_owned).collect::<Vec<_>>()).unwrap()
-    }
+    use crate::text::command::inv;
 
     #[test]
     fn tsc_pretty_drops_frames() {
