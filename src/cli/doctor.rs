@@ -12,7 +12,7 @@ use std::time::{Duration, SystemTime};
 
 use anyhow::Result;
 
-use super::install::{bin_dir, home, is_shim, shim_ids};
+use super::install::{home, is_shim, shim_ids};
 use crate::shim::resolve::{self, FileId};
 
 /// Bytes that every tokensieve binary contains (this literal is compiled in),
@@ -21,7 +21,7 @@ const BINARY_MARK: &[u8] = b"tokensieve-binary-mark:4f2c9e71";
 
 pub(crate) fn run(_args: Vec<OsString>) -> Result<ExitCode> {
     let home = home()?;
-    let bin = bin_dir()?;
+    let bin = home.join("bin");
     let target = bin.join("tokensieve");
     let mut problems = 0;
     let mut problem = |msg: String| {

@@ -1,7 +1,6 @@
 //! `tokensieve [FILE]`: filter stdin or a file (pipe-filter mode).
 
 use std::ffi::OsString;
-use std::io::Read;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
@@ -16,11 +15,7 @@ pub(crate) fn run(file: Option<&OsString>, global: &Global) -> Result<ExitCode> 
         Some(path) => {
             std::fs::read(path).with_context(|| format!("cannot read {}", path.to_string_lossy()))?
         }
-        None => {
-            let mut buf = Vec::new();
-            std::io::stdin().lock().read_to_end(&mut buf).context("cannot read stdin")?;
-            buf
-        }
+        None => super::inspect::read_stdin()?,
     };
     let hint = global
         .cmd

@@ -8,7 +8,8 @@ use anyhow::{Context, Result, bail};
 use super::Global;
 use crate::json;
 
-fn read_stdin() -> Result<Vec<u8>> {
+/// All of stdin (decode, inspect and filter mode read it the same way).
+pub(super) fn read_stdin() -> Result<Vec<u8>> {
     let mut buf = Vec::new();
     std::io::stdin().lock().read_to_end(&mut buf).context("cannot read stdin")?;
     Ok(buf)

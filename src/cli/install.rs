@@ -31,10 +31,6 @@ pub(crate) fn home() -> Result<PathBuf> {
     Ok(crate::store::home())
 }
 
-pub(crate) fn bin_dir() -> Result<PathBuf> {
-    Ok(home()?.join("bin"))
-}
-
 /// Whether `path` is a shim of the binary `target`: the same file, or a
 /// symlink to `tokensieve` (even a dangling one).
 pub(crate) fn is_shim(path: &Path, target: &Path) -> bool {
@@ -58,7 +54,7 @@ pub(crate) fn shim_ids(target: &Path) -> Vec<FileId> {
 }
 
 pub(crate) fn install(tools: Vec<OsString>) -> Result<ExitCode> {
-    let bin = bin_dir()?;
+    let bin = home()?.join("bin");
     fs::create_dir_all(&bin).with_context(|| format!("cannot create {}", bin.display()))?;
     let target = bin.join("tokensieve");
     place_binary(&target)?;

@@ -4,15 +4,63 @@
 
 use std::borrow::Cow;
 
-use once_cell::sync::Lazy;
-use regex::Regex;
+/// What starts at an ESC byte.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Escape {
+    /// A whole escape sequence of this many bytes.
+    Len(usize),
+    /// The start of one, cut off by the end of the input (a stream may bring the rest).
+    Unfinished,
+    /// Not an escape sequence.
+    NotOne,
+}
 
-// CSI: ESC [ params final-byte; OSC: ESC ] ... (BEL | ESC \); plus lone
-// two-byte escapes such as ESC ( B.
-static ANSI: Lazy<Regex> = Lazy::new(|| {
-    Regex::new(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[@-Z\\-_]")
-        .expect("valid ANSI regex")
-});
+/// The ANSI escape at the start of `s` (`s[0]` is ESC): CSI `ESC [` params,
+/// intermediates, final byte; OSC `ESC ]` ... BEL or `ESC \`; charset
+/// `ESC ( B`; or a two-byte `ESC @`..`ESC _`. One grammar for the scrubber
+/// and the shim's first-bytes sniffing; a byte scan, so nothing is compiled.
+pub fn escape_at(s: &[u8]) -> Escape {
+    let Some(&kind) = s.get(1) else { return Escape::Unfinished };
+    match kind {
+        b'[' => {
+            let mut j = 2;
+            while s.get(j).is_some_and(|b| (0x30..=0x3f).contains(b)) {
+                j += 1;
+            }
+            while s.get(j).is_some_and(|b| (0x20..=0x2f).contains(b)) {
+                j += 1;
+            }
+            match s.get(j) {
+                None => Escape::Unfinished,
+                Some(b) if (0x40..=0x7e).contains(b) => Escape::Len(j + 1),
+                Some(_) => Escape::NotOne,
+            }
+        }
+        b']' => {
+            for j in 2..s.len() {
+                match s[j] {
+                    0x07 => return Escape::Len(j + 1),
+                    0x1b => {
+                        return match s.get(j + 1) {
+                            Some(b'\\') => Escape::Len(j + 2),
+                            Some(_) => Escape::NotOne,
+                            None => Escape::Unfinished,
+                        };
+                    }
+                    _ => {}
+                }
+            }
+            Escape::Unfinished
+        }
+        b'(' | b')' => match s.get(2) {
+            None => Escape::Unfinished,
+            Some(b) if b.is_ascii_alphanumeric() => Escape::Len(3),
+            Some(_) => Escape::NotOne,
+        },
+        0x40..=0x5f => Escape::Len(2),
+        _ => Escape::NotOne,
+    }
+}
 
 /// Removes a UTF-8 BOM and ANSI escape sequences. Borrows when nothing changes.
 pub fn scrub(text: &str) -> Cow<'_, str> {
@@ -20,7 +68,23 @@ pub fn scrub(text: &str) -> Cow<'_, str> {
     if !text.contains('\x1b') {
         return Cow::Borrowed(text);
     }
-    ANSI.replace_all(text, "")
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let (mut from, mut i) = (0, 0);
+    while let Some(off) = bytes[i..].iter().position(|&b| b == 0x1b) {
+        let at = i + off;
+        // Escapes are ASCII, so every cut below is on a char boundary.
+        match escape_at(&bytes[at..]) {
+            Escape::Len(n) => {
+                out.push_str(&text[from..at]);
+                from = at + n;
+                i = at + n;
+            }
+            Escape::Unfinished | Escape::NotOne => i = at + 1,
+        }
+    }
+    out.push_str(&text[from..]);
+    Cow::Owned(out)
 }
 
 #[cfg(test)]
@@ -36,6 +100,18 @@ mod tests {
     fn bom_and_osc_removed() {
         assert_eq!(scrub("\u{feff}[1]"), "[1]");
         assert_eq!(scrub("\x1b]8;;http://x\x07link\x1b]8;;\x07"), "link");
+    }
+
+    #[test]
+    fn escape_grammar() {
+        assert_eq!(escape_at(b"\x1b[1;32mX"), Escape::Len(7));
+        assert_eq!(escape_at(b"\x1b[1;3"), Escape::Unfinished);
+        assert_eq!(escape_at(b"\x1b(B"), Escape::Len(3));
+        assert_eq!(escape_at(b"\x1b]0;t\x1b\\x"), Escape::Len(7));
+        assert_eq!(escape_at(b"\x1b"), Escape::Unfinished);
+        assert_eq!(escape_at("\x1bé".as_bytes()), Escape::NotOne);
+        // A stray ESC stays: only whole sequences go.
+        assert_eq!(scrub("a\x1bé\x1b[0mb"), "a\x1béb");
     }
 
     #[test]

@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 
 use super::policy::DEPTH_ENV;
 use super::resolve::SHIMS_ENV;
+use crate::json::scrubber::{Escape, escape_at};
 
 /// Byte cap of a capture buffer (`TOKENSIEVE_CAPTURE_MAX_BYTES`).
 pub const DEFAULT_CAPTURE_MAX: usize = 64 << 20;
@@ -402,9 +403,10 @@ fn sniff(buf: &[u8]) -> Sniff {
         match buf[i] {
             0 => return Sniff::Binary,
             b' ' | b'\t' | b'\r' | b'\n' => i += 1,
-            0x1b => match escape_len(&buf[i..]) {
-                Some(len) => i += len,
-                None => return Sniff::NeedMore,
+            0x1b => match escape_at(&buf[i..]) {
+                Escape::Len(len) => i += len,
+                Escape::Unfinished => return Sniff::NeedMore,
+                Escape::NotOne => return Sniff::Text,
             },
             b'{' | b'[' => return json_prefix(&buf[i..]),
             _ => return Sniff::Text,
@@ -426,31 +428,6 @@ fn json_prefix(bytes: &[u8]) -> Sniff {
         }
     }
     Sniff::Json
-}
-
-/// Length of the ANSI escape at the start of `s` (CSI, OSC, or two-byte),
-/// `None` while unfinished.
-fn escape_len(s: &[u8]) -> Option<usize> {
-    match s.get(1)? {
-        b'[' => {
-            let end = s[2..].iter().position(|b| (0x40..=0x7e).contains(b))?;
-            Some(end + 3)
-        }
-        b']' => {
-            let mut j = 2;
-            while j < s.len() {
-                if s[j] == 0x07 {
-                    return Some(j + 1);
-                }
-                if s[j] == 0x1b && s.get(j + 1) == Some(&b'\\') {
-                    return Some(j + 2);
-                }
-                j += 1;
-            }
-            None
-        }
-        _ => Some(2),
-    }
 }
 
 #[cfg(test)]
