@@ -94,15 +94,17 @@ fn fold<'a>(lines: &[&'a str]) -> Vec<Run<'a>> {
 }
 
 fn cut(line: &str) -> String {
-    if line.chars().count() <= MAX_LINE {
+    let chars = line.chars().count();
+    if chars <= MAX_LINE {
         return line.to_string();
     }
     let head: String = line.chars().take(MAX_LINE).collect();
-    format!("{head}… (+{} chars)", line.chars().count() - MAX_LINE)
+    format!("{head}… (+{} chars)", chars - MAX_LINE)
 }
 
 fn render_run(run: &Run, out: &mut Vec<String>, shorten: bool) {
-    let text = if shorten { cut(run.text) } else { run.text.to_string() };
+    let show = |l: &str| if shorten { cut(l) } else { l.to_string() };
+    let text = show(run.text);
     if run.count == 1 || (run.identical && run.text.trim().is_empty()) {
         out.push(text);
     } else if run.identical {
@@ -110,7 +112,7 @@ fn render_run(run: &Run, out: &mut Vec<String>, shorten: bool) {
     } else if run.count == 2 {
         out.push(text);
         let second = run.second.unwrap_or_default();
-        out.push(if shorten { cut(second) } else { second.to_string() });
+        out.push(show(second));
     } else {
         out.push(format!("{text} (×{} similar)", run.count));
     }

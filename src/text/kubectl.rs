@@ -92,19 +92,18 @@ impl Filter for Kubectl {
         }
         let col = |name: &str| table.header.iter().position(|h| h == name);
         let status_col = col("STATUS").or_else(|| col("PHASE"))?;
-        let name_col = table.header.iter().position(|h| h == "NAME")?;
-        let ns_col = table.header.iter().position(|h| h == "NAMESPACE");
+        let name_col = col("NAME")?;
+        let ns_col = col("NAMESPACE");
+        // looked up once: the header does not change from row to row
+        let restarts_col = col("RESTARTS");
+        let ready_col = col("READY");
         let mut out: Vec<String> = lines[..start].iter().map(|l| l.to_string()).collect();
         out.push(table_lines[0].to_string());
         let mut folded: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for (row, raw) in table.rows.iter().zip(table_lines[1..].iter().filter(|l| !l.trim().is_empty())) {
             let status = &row[status_col];
-            let restarts_ok = table
-                .header
-                .iter()
-                .position(|h| h == "RESTARTS")
-                .is_none_or(|c| row[c].split_whitespace().next() == Some("0"));
-            let ready_ok = table.header.iter().position(|h| h == "READY").is_none_or(|c| {
+            let restarts_ok = restarts_col.is_none_or(|c| row[c].split_whitespace().next() == Some("0"));
+            let ready_ok = ready_col.is_none_or(|c| {
                 let r = &row[c];
                 r.split_once('/').is_none_or(|(a, b)| a == b) && r != "False"
             });
