@@ -13,6 +13,7 @@ use std::time::{Duration, SystemTime};
 use anyhow::Result;
 
 use super::install::{home, is_shim, shim_ids};
+use crate::shim::reader;
 use crate::shim::resolve::{self, FileId};
 
 /// Bytes that every tokensieve binary contains (this literal is compiled in),
@@ -97,7 +98,7 @@ fn hash_hint(tool: &str, link: &Path) -> Option<String> {
     let created = fs::symlink_metadata(link).ok()?.modified().ok()?;
     // SAFETY: getppid has no preconditions.
     let ppid = unsafe { libc::getppid() };
-    let shell = fs::read_to_string(format!("/proc/{ppid}/comm")).ok()?.trim().to_owned();
+    let shell = reader::comm(ppid as u32)?;
     if !matches!(shell.as_str(), "bash" | "zsh" | "sh" | "dash" | "ksh" | "mksh") {
         return None;
     }
@@ -115,8 +116,7 @@ fn hash_hint(tool: &str, link: &Path) -> Option<String> {
 /// tick (`/proc/PID/stat` field 22).
 fn process_start(pid: u32) -> Option<SystemTime> {
     let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let after = &stat[stat.rfind(')')? + 1..];
-    let ticks: u64 = after.split_whitespace().nth(19)?.parse().ok()?;
+    let ticks: u64 = reader::stat_fields(&stat)?.nth(19)?.parse().ok()?;
     let boot: u64 = fs::read_to_string("/proc/stat")
         .ok()?
         .lines()

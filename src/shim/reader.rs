@@ -145,11 +145,17 @@ fn parent_of(pid: u32) -> Option<u32> {
 }
 
 fn parse_ppid(stat: &str) -> Option<u32> {
-    let after = &stat[stat.rfind(')')? + 1..];
-    after.split_whitespace().nth(1)?.parse().ok()
+    stat_fields(stat)?.nth(1)?.parse().ok()
 }
 
-fn comm(pid: u32) -> Option<String> {
+/// The fields of a `/proc/PID/stat` line after the command name (field 3,
+/// `state`, first). `doctor` reads the start time from them too.
+pub(crate) fn stat_fields(stat: &str) -> Option<std::str::SplitWhitespace<'_>> {
+    Some(stat[stat.rfind(')')? + 1..].split_whitespace())
+}
+
+/// `/proc/PID/comm` without its newline.
+pub(crate) fn comm(pid: u32) -> Option<String> {
     Some(fs::read_to_string(format!("/proc/{pid}/comm")).ok()?.trim_end().to_owned())
 }
 
