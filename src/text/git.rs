@@ -94,8 +94,13 @@ impl Filter for Diff {
     }
 }
 
+/// The header line of one file's patch (plain or combined diff).
+fn starts_file(line: &str) -> bool {
+    line.starts_with("diff --git ") || line.starts_with("diff --cc ")
+}
+
 fn diff(text: &str) -> Option<String> {
-    if !text.lines().any(|l| l.starts_with("diff --git ") || l.starts_with("diff --cc ")) {
+    if !text.lines().any(starts_file) {
         return None;
     }
     let mut out: Vec<String> = Vec::new();
@@ -105,7 +110,7 @@ fn diff(text: &str) -> Option<String> {
     let mut header = "";
     let mut removed_body = 0usize;
     for line in text.lines() {
-        let starts_file = line.starts_with("diff --git ") || line.starts_with("diff --cc ");
+        let starts_file = starts_file(line);
         // `git log -p` / `git show`: a commit header ends the previous hunk
         let starts_commit = COMMIT.is_match(line);
         if starts_file || starts_commit || (in_hunk && line.starts_with("@@")) {
@@ -184,14 +189,12 @@ fn flush_hunk(header: &str, lines: &[&str], out: &mut Vec<String>) {
                 first = false;
                 gap = false;
             }
-            let kind = line.chars().next();
-            if matches!(kind, Some('+') | Some('-'))
-                && run.first().is_none_or(|r| r.starts_with(kind.unwrap()))
-            {
+            let changed = change(line);
+            if changed && run.first().is_none_or(|r| r.starts_with(&line[..1])) {
                 run.push(line);
             } else {
                 flush_run(&mut run, out);
-                if matches!(kind, Some('+') | Some('-')) {
+                if changed {
                     run.push(line);
                 } else {
                     out.push(line.to_string());
