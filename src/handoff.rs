@@ -74,7 +74,7 @@ pub fn deliver(
     if !warnings.is_empty() {
         let _ = writeln!(io::stderr().lock(), "tokensieve: warning: {}", warnings.join("; "));
     }
-    if std::env::var_os("TOKENSIEVE_DEBUG").is_some_and(|v| !v.is_empty()) {
+    if debug() {
         eprintln!(
             "tokensieve: raw store {} µs, history {} µs",
             store_took.as_micros(),
@@ -82,6 +82,11 @@ pub fn deliver(
         );
     }
     Ok(receipt)
+}
+
+/// `TOKENSIEVE_DEBUG` set and non-empty: print decisions and their cost.
+pub fn debug() -> bool {
+    std::env::var_os("TOKENSIEVE_DEBUG").is_some_and(|v| !v.is_empty())
 }
 
 /// The line a summary can quote to lead the agent to the full output.

@@ -57,7 +57,7 @@ fn launch(
         return ExitCode::from(127);
     };
     let decision = policy::decide(name, args, settings.is_some());
-    if std::env::var_os("TOKENSIEVE_DEBUG").is_some_and(|v| !v.is_empty()) {
+    if crate::handoff::debug() {
         let took = started.elapsed().as_micros();
         match &decision {
             Decision::Compress => eprintln!("tokensieve: {name}: compress [decided in {took} µs]"),
