@@ -39,24 +39,18 @@ impl Filter for Tsc {
     }
 
     fn summarize(&self, _inv: &Invocation, text: &str, _exit: i32) -> Option<String> {
-        let mut out = Vec::new();
-        let mut anchored = false;
-        for line in text.lines() {
-            if TSC_FINDING.is_match(line) || TSC_FOUND.is_match(line) {
-                anchored = true;
-                out.push(line.to_string());
-            } else if WRAPPER.is_match(line)
-                || TSC_FRAME.is_match(line)
-                || line.trim().is_empty()
-                || line.starts_with("Errors  Files")
-            {
-                // the closing per-file table repeats the findings above
-            } else {
-                // continuation of a message, related info, the per-file table
-                out.push(line.to_string());
-            }
-        }
-        anchored.then(|| tidy(&out))
+        // kept besides findings: continuations of a message, related info
+        sift(
+            text,
+            |l| (TSC_FINDING.is_match(l) || TSC_FOUND.is_match(l)).then(|| l.to_string()),
+            // the closing per-file table repeats the findings above
+            |l| {
+                WRAPPER.is_match(l)
+                    || TSC_FRAME.is_match(l)
+                    || l.trim().is_empty()
+                    || l.starts_with("Errors  Files")
+            },
+        )
     }
 }
 
@@ -70,18 +64,14 @@ impl Filter for Eslint {
     }
 
     fn summarize(&self, _inv: &Invocation, text: &str, _exit: i32) -> Option<String> {
-        let mut out = Vec::new();
-        let mut anchored = false;
-        for line in text.lines() {
-            if ESLINT_ROW.is_match(line) || ESLINT_TOTAL.is_match(line) || PY_FINDING.is_match(line) {
-                anchored = true;
-                out.push(line.to_string());
-            } else if WRAPPER.is_match(line) || line.trim().is_empty() {
-            } else {
-                out.push(line.to_string());
-            }
-        }
-        anchored.then(|| tidy(&out))
+        sift(
+            text,
+            |l| {
+                (ESLINT_ROW.is_match(l) || ESLINT_TOTAL.is_match(l) || PY_FINDING.is_match(l))
+                    .then(|| l.to_string())
+            },
+            |l| WRAPPER.is_match(l) || l.trim().is_empty(),
+        )
     }
 }
 
@@ -99,19 +89,36 @@ impl Filter for PyLint {
         if text.lines().any(|l| l.trim_start().starts_with("--> ")) {
             return rustc_shaped(text);
         }
-        let mut out = Vec::new();
-        let mut anchored = false;
-        for line in text.lines() {
-            if PY_FINDING.is_match(line) || PY_SUMMARY.is_match(line) {
-                anchored = true;
-                out.push(CHECKED.replace(line, "").into_owned());
-            } else if CODE_FRAME.is_match(line) || line.trim().is_empty() || line.starts_with("*****") {
-            } else {
-                out.push(line.to_string());
-            }
-        }
-        anchored.then(|| tidy(&out))
+        sift(
+            text,
+            |l| {
+                (PY_FINDING.is_match(l) || PY_SUMMARY.is_match(l))
+                    .then(|| CHECKED.replace(l, "").into_owned())
+            },
+            |l| CODE_FRAME.is_match(l) || l.trim().is_empty() || l.starts_with("*****"),
+        )
     }
+}
+
+/// The shape the finding-list linters share: a line `finding` recognises is
+/// kept (possibly rewritten), `noise` lines go, anything else stays.
+/// `None` when no finding was seen: not this linter's output.
+fn sift(
+    text: &str,
+    finding: impl Fn(&str) -> Option<String>,
+    noise: impl Fn(&str) -> bool,
+) -> Option<String> {
+    let mut out = Vec::new();
+    let mut anchored = false;
+    for line in text.lines() {
+        if let Some(kept) = finding(line) {
+            anchored = true;
+            out.push(kept);
+        } else if !noise(line) {
+            out.push(line.to_string());
+        }
+    }
+    anchored.then(|| tidy(&out))
 }
 
 /// ruff's full format: `CODE message` then ` --> path:l:c`, a code frame and

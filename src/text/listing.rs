@@ -7,7 +7,7 @@
 //! (agents copy it); when there are too many, each file or directory shows
 //! its first entries and counts the rest (the raw output is stored).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use once_cell::sync::Lazy;
 use regex::Regex;
@@ -61,6 +61,11 @@ static HIT_NO_LINE: Lazy<Regex> =
 static LS_ENTRY: Lazy<Regex> = Lazy::new(|| {
     Regex::new(r"^([-dlcbps][-rwxsStT@+.]{9,10})\s+\d+\s+(\S+)\s+(\S+)\s+([\d,]+(?:\.\d+)?[KMGTP]?)\s+(\w{3}\s+\d{1,2}\s+[\d:]{4,5}|\d{4}-\d\d-\d\d(?: [\d:]+)?)\s(.+)$").unwrap()
 });
+
+/// The most chars a summary of `raw_len` chars of listing may take.
+fn size_budget(raw_len: usize) -> usize {
+    if raw_len > LARGE { (raw_len as f64 * SHARE) as usize } else { usize::MAX }
+}
 
 /// The vendored folder a path goes through, as `prefix/folder/package`
 /// (`./site-packages/sympy`), or `None` for the project's own files.
@@ -148,7 +153,7 @@ fn grep(text: &str) -> Option<String> {
     let mut index: HashMap<String, usize> = HashMap::new();
     let mut vend_hits: Vec<(String, String)> = Vec::new();
     let mut vend_files: HashMap<String, usize> = HashMap::new();
-    let mut seen_vend_file: HashMap<String, ()> = HashMap::new();
+    let mut seen_vend_file: HashSet<String> = HashSet::new();
     let mut other: Vec<String> = Vec::new();
     for (line, hit) in lines.iter().zip(hits) {
         let Some((path, num, body)) = hit else {
@@ -156,7 +161,7 @@ fn grep(text: &str) -> Option<String> {
             continue;
         };
         if fold_vendored && let Some((root, pkg)) = vendored_root(&path) {
-            if seen_vend_file.insert(path.clone(), ()).is_none() {
+            if seen_vend_file.insert(path.clone()) {
                 *vend_files.entry(root.clone()).or_default() += 1;
             }
             vend_hits.push((root, pkg));
@@ -168,7 +173,7 @@ fn grep(text: &str) -> Option<String> {
         });
         files[k].1.push((num, body));
     }
-    let budget = if text.len() > LARGE { (text.len() as f64 * SHARE) as usize } else { usize::MAX };
+    let budget = size_budget(text.len());
     let size = |cap: usize| -> usize {
         files
             .iter()
@@ -270,7 +275,7 @@ fn find(text: &str) -> Option<String> {
         names.sort();
     }
     // names per directory: as many as fit both the name count and the size budget
-    let budget = if text.len() > LARGE { (text.len() as f64 * SHARE) as usize } else { usize::MAX };
+    let budget = size_budget(text.len());
     let fits = |cap: usize| {
         let names: usize = dirs.iter().map(|d| d.1.len().min(cap)).sum();
         let chars: usize = dirs
