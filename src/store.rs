@@ -87,10 +87,14 @@ pub fn max_bytes_from_env() -> Result<u64> {
 
 /// Full lowercase hex sha256 of `bytes`.
 pub fn hash_hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let digest = Sha256::digest(bytes);
     let mut hex = String::with_capacity(64);
+    // Two table look-ups per byte: deliver hashes every output, and a
+    // `format!` per byte allocated 32 small strings each time.
     for b in digest.iter() {
-        hex.push_str(&format!("{b:02x}"));
+        hex.push(DIGITS[(b >> 4) as usize] as char);
+        hex.push(DIGITS[(b & 15) as usize] as char);
     }
     hex
 }
