@@ -67,6 +67,20 @@ fn size_budget(raw_len: usize) -> usize {
     if raw_len > LARGE { (raw_len as f64 * SHARE) as usize } else { usize::MAX }
 }
 
+/// Adds `item` to `key`'s group; groups keep the order their key first came in.
+fn push_grouped<T>(
+    groups: &mut Vec<(String, Vec<T>)>,
+    index: &mut HashMap<String, usize>,
+    key: String,
+    item: T,
+) {
+    let k = *index.entry(key.clone()).or_insert_with(|| {
+        groups.push((key, Vec::new()));
+        groups.len() - 1
+    });
+    groups[k].1.push(item);
+}
+
 /// The vendored folder a path goes through, as `prefix/folder/package`
 /// (`./site-packages/sympy`), or `None` for the project's own files.
 fn vendored_root(path: &str) -> Option<(String, String)> {
@@ -170,11 +184,7 @@ fn grep(text: &str) -> Option<String> {
             vend_hits.push((root, pkg));
             continue;
         }
-        let k = *index.entry(path.clone()).or_insert_with(|| {
-            files.push((path.clone(), Vec::new()));
-            files.len() - 1
-        });
-        files[k].1.push((num, body));
+        push_grouped(&mut files, &mut index, path, (num, body));
     }
     let budget = size_budget(text.len());
     let size = |cap: usize| -> usize {
@@ -269,11 +279,7 @@ fn find(text: &str) -> Option<String> {
             Some((d, n)) => (format!("{d}/"), n.to_string()),
             None => (String::new(), p.to_string()),
         };
-        let k = *index.entry(dir.clone()).or_insert_with(|| {
-            dirs.push((dir.clone(), Vec::new()));
-            dirs.len() - 1
-        });
-        dirs[k].1.push(name);
+        push_grouped(&mut dirs, &mut index, dir, name);
     }
     for (_, names) in &mut dirs {
         names.sort();
