@@ -67,6 +67,20 @@ fn size_budget(raw_len: usize) -> usize {
     if raw_len > LARGE { (raw_len as f64 * SHARE) as usize } else { usize::MAX }
 }
 
+/// Adds `item` to `key`'s group; groups keep the order their key first came in.
+fn push_grouped<T>(
+    groups: &mut Vec<(String, Vec<T>)>,
+    index: &mut HashMap<String, usize>,
+    key: String,
+    item: T,
+) {
+    let k = *index.entry(key.clone()).or_insert_with(|| {
+        groups.push((key, Vec::new()));
+        groups.len() - 1
+    });
+    groups[k].1.push(item);
+}
+
 /// The vendored folder a path goes through, as `prefix/folder/package`
 /// (`./site-packages/sympy`), or `None` for the project's own files.
 fn vendored_root(path: &str) -> Option<(String, String)> {
@@ -147,7 +161,10 @@ fn grep(text: &str) -> Option<String> {
     if matched < 2 || matched * 10 < lines.len() * 9 {
         return None;
     }
-    let vendored_count = hits.iter().flatten().filter(|(p, _, _)| vendored_root(p).is_some()).count();
+    // each path's vendored root, worked out once for the count and the fold
+    let roots: Vec<Option<(String, String)>> =
+        hits.iter().map(|h| h.as_ref().and_then(|(p, _, _)| vendored_root(p))).collect();
+    let vendored_count = roots.iter().flatten().count();
     let fold_vendored = vendored_count >= VENDORED_MIN && vendored_count < matched;
     let mut files: Vec<(String, Vec<(String, String)>)> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
@@ -155,23 +172,19 @@ fn grep(text: &str) -> Option<String> {
     let mut vend_files: HashMap<String, usize> = HashMap::new();
     let mut seen_vend_file: HashSet<String> = HashSet::new();
     let mut other: Vec<String> = Vec::new();
-    for (line, hit) in lines.iter().zip(hits) {
+    for ((line, hit), vend) in lines.iter().zip(hits).zip(roots) {
         let Some((path, num, body)) = hit else {
             other.push(line.to_string());
             continue;
         };
-        if fold_vendored && let Some((root, pkg)) = vendored_root(&path) {
+        if fold_vendored && let Some((root, pkg)) = vend {
             if seen_vend_file.insert(path.clone()) {
                 *vend_files.entry(root.clone()).or_default() += 1;
             }
             vend_hits.push((root, pkg));
             continue;
         }
-        let k = *index.entry(path.clone()).or_insert_with(|| {
-            files.push((path.clone(), Vec::new()));
-            files.len() - 1
-        });
-        files[k].1.push((num, body));
+        push_grouped(&mut files, &mut index, path, (num, body));
     }
     let budget = size_budget(text.len());
     let size = |cap: usize| -> usize {
@@ -246,18 +259,19 @@ fn find(text: &str) -> Option<String> {
     if paths.len() < 20 {
         return None;
     }
-    let vendored_count = paths.iter().filter(|p| vendored_root(p).is_some()).count();
+    let roots: Vec<Option<(String, String)>> = paths.iter().map(|p| vendored_root(p)).collect();
+    let vendored_count = roots.iter().flatten().count();
     let fold_vendored = vendored_count >= VENDORED_MIN && vendored_count < paths.len();
     let mut dirs: Vec<(String, Vec<String>)> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
     let mut vend: Vec<(String, String)> = Vec::new();
     let mut other = Vec::new();
-    for p in &paths {
+    for (p, vend_root) in paths.iter().zip(roots) {
         if p.starts_with("find: ") {
             other.push(p.to_string());
             continue;
         }
-        if fold_vendored && let Some(root) = vendored_root(p) {
+        if fold_vendored && let Some(root) = vend_root {
             vend.push(root);
             continue;
         }
@@ -265,11 +279,7 @@ fn find(text: &str) -> Option<String> {
             Some((d, n)) => (format!("{d}/"), n.to_string()),
             None => (String::new(), p.to_string()),
         };
-        let k = *index.entry(dir.clone()).or_insert_with(|| {
-            dirs.push((dir.clone(), Vec::new()));
-            dirs.len() - 1
-        });
-        dirs[k].1.push(name);
+        push_grouped(&mut dirs, &mut index, dir, name);
     }
     for (_, names) in &mut dirs {
         names.sort();
