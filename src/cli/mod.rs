@@ -89,15 +89,15 @@ fn run(args: Vec<OsString>) -> Result<ExitCode> {
                 println!("tokensieve {}", env!("CARGO_PKG_VERSION"));
                 return Ok(ExitCode::SUCCESS);
             }
-            Long("tokenizer") => global.settings.encoding = Encoding::parse(&parser.value()?.string()?)?,
+            Long("tokenizer") => global.settings.encoding = Encoding::parse(&text(&mut parser)?)?,
             Long("aggressive") => global.settings.aggressive = true,
-            Long("cmd") => global.cmd = Some(parser.value()?.string()?),
+            Long("cmd") => global.cmd = Some(text(&mut parser)?),
             Long("exit") => global.exit = parser.value()?.parse()?,
-            Long("stage") => stage = Some(parser.value()?.string()?),
-            Long("lines") => show_opts.lines = Some(parser.value()?.string()?),
-            Long("grep") => show_opts.grep = Some(parser.value()?.string()?),
+            Long("stage") => stage = Some(text(&mut parser)?),
+            Long("lines") => show_opts.lines = Some(text(&mut parser)?),
+            Long("grep") => show_opts.grep = Some(text(&mut parser)?),
             Long("path") => show_opts.path = true,
-            Long("since") => gain_opts.since = Some(parser.value()?.string()?),
+            Long("since") => gain_opts.since = Some(text(&mut parser)?),
             Long("json") => gain_opts.json = true,
             Value(v) if positional.is_empty() && RAW_SUBCOMMANDS.contains(&v.to_str().unwrap_or("")) => {
                 let rest: Vec<OsString> = parser.raw_args()?.collect();
@@ -116,6 +116,11 @@ fn run(args: Vec<OsString>) -> Result<ExitCode> {
         _ if positional.len() > 1 => bail!("unexpected argument '{}'", positional[1].to_string_lossy()),
         _ => filter::run(positional.first(), &global),
     }
+}
+
+/// An option's value as UTF-8 text (every text-valued option reads it so).
+fn text(parser: &mut lexopt::Parser) -> Result<String> {
+    Ok(parser.value()?.string()?)
 }
 
 /// Subcommands that take the rest of the command line as it is (commands,
