@@ -25,12 +25,11 @@ pub fn deliver(
     started: Instant,
 ) -> io::Result<Receipt> {
     let mut warnings: Vec<String> = Vec::new();
-    let home = store::home();
     let max_bytes = store::max_bytes_from_env().unwrap_or_else(|e| {
         warnings.push(format!("{e:#}; using the default cap"));
         store::DEFAULT_MAX_BYTES
     });
-    let raw_store = Store::new(home.clone(), max_bytes);
+    let raw_store = Store::new(store::home(), max_bytes);
     // Known before rendering, so a text summary can point at the full output.
     let plan_started = Instant::now();
     let planned = raw_store.plan(raw);
@@ -68,8 +67,9 @@ pub fn deliver(
 
     let history_started = Instant::now();
     let call = history::Call::new(hint, &receipt, started.elapsed());
-    if let Err(e) = history::record(&home, &call) {
-        warnings.push(format!("call not recorded: {}", history::describe_error(&e, &home)));
+    let home = raw_store.home();
+    if let Err(e) = history::record(home, &call) {
+        warnings.push(format!("call not recorded: {}", history::describe_error(&e, home)));
     }
     if !warnings.is_empty() {
         let _ = writeln!(io::stderr().lock(), "tokensieve: warning: {}", warnings.join("; "));
