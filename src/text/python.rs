@@ -182,6 +182,14 @@ fn pytest(text: &str) -> Option<String> {
     Some(tidy(&out))
 }
 
+/// A run of hidden library frames becomes one count line where it stood.
+fn flush_lib_frames(n: &mut usize, out: &mut Vec<String>) {
+    if *n > 0 {
+        out.push(format!("  … {n} library frames"));
+        *n = 0;
+    }
+}
+
 pub fn traceback(text: &str) -> Option<String> {
     if !text.contains("Traceback (most recent call last):") {
         return None;
@@ -201,10 +209,7 @@ pub fn traceback(text: &str) -> Option<String> {
             if lib {
                 lib_frames += 1;
             } else {
-                if lib_frames > 0 {
-                    out.push(format!("  … {lib_frames} library frames"));
-                    lib_frames = 0;
-                }
+                flush_lib_frames(&mut lib_frames, &mut out);
                 out.push(line.to_string());
                 if has_src {
                     out.push(lines[i + 1].to_string());
@@ -213,10 +218,7 @@ pub fn traceback(text: &str) -> Option<String> {
             i += if has_src { 2 } else { 1 };
             continue;
         }
-        if lib_frames > 0 {
-            out.push(format!("  … {lib_frames} library frames"));
-            lib_frames = 0;
-        }
+        flush_lib_frames(&mut lib_frames, &mut out);
         if !CARETS.is_match(line) {
             out.push(line.to_string());
         }
