@@ -23,7 +23,7 @@ use super::sieve::prune;
 
 /// Runs the deduper; `aggressive` selects seed 000's value-only rule.
 pub fn dedup(value: Value, aggressive: bool) -> Value {
-    let out = if aggressive {
+    let mut out = if aggressive {
         match value {
             Value::Array(items) => {
                 Value::Array(items.into_iter().map(|v| seed_walk(v, &mut HashSet::new())).collect())
@@ -31,14 +31,17 @@ pub fn dedup(value: Value, aggressive: bool) -> Value {
             other => seed_walk(other, &mut HashSet::new()),
         }
     } else {
-        key_walk(value, &mut Vec::new())
+        let mut value = value;
+        key_walk(&mut value, &mut Vec::new());
+        value
     };
     // Dropping fields can empty an object: prune again, keeping the root.
-    match out {
-        Value::Object(m) => prune(Value::Object(m)).unwrap_or(Value::Object(Map::new())),
-        Value::Array(a) => prune(Value::Array(a)).unwrap_or(Value::Array(Vec::new())),
-        other => other,
+    match &mut out {
+        Value::Object(m) => m.retain(|_, v| prune(v)),
+        Value::Array(a) => a.retain_mut(prune),
+        _ => {}
     }
+    out
 }
 
 /// Key name as compared by the deduper: `cluster_id` == `ClusterId`.
@@ -46,39 +49,41 @@ fn norm_key(key: &str) -> String {
     key.chars().filter(|c| *c != '_' && *c != '-').flat_map(char::to_lowercase).collect()
 }
 
-/// Default rule. `ancestors` holds (normalised key, value) of every string
-/// field of the enclosing objects.
-fn key_walk(value: Value, ancestors: &mut Vec<(String, String)>) -> Value {
+/// Default rule, in place (no map is rebuilt). `ancestors` holds
+/// (normalised key, value) of every string field of the enclosing objects.
+fn key_walk(value: &mut Value, ancestors: &mut Vec<(String, String)>) {
     match value {
         Value::Object(map) => {
             let mark = ancestors.len();
             // Our own strings matter only to descendants: a leaf object (the
             // most common kind) neither clones nor normalises anything.
             let has_children = map.values().any(|v| v.is_object() || v.is_array());
-            let mut kept = Map::new();
             let mut own = Vec::new();
-            for (k, v) in map {
-                let v = epoch_to_iso(&k, v);
-                if let Value::String(s) = &v
+            map.retain(|k, v| {
+                epoch_to_iso(k, v);
+                if let Value::String(s) = v
                     && (mark > 0 || has_children)
                 {
-                    let nk = norm_key(&k);
-                    if ancestors.iter().any(|(ak, av)| *ak == nk && av == s) {
-                        continue;
+                    // Compare values first: the key is normalised (an
+                    // allocation) only when some ancestor holds this value.
+                    let mut nk: Option<String> = None;
+                    if ancestors.iter().any(|(ak, av)| av == s && *ak == *nk.get_or_insert_with(|| norm_key(k))) {
+                        return false;
                     }
                     if has_children {
-                        own.push((nk, s.clone()));
+                        own.push((nk.unwrap_or_else(|| norm_key(k)), s.clone()));
                     }
                 }
-                kept.insert(k, v);
-            }
+                true
+            });
             ancestors.extend(own);
-            let out = kept.into_iter().map(|(k, v)| (k, key_walk(v, ancestors))).collect();
+            for v in map.values_mut() {
+                key_walk(v, ancestors);
+            }
             ancestors.truncate(mark);
-            Value::Object(out)
         }
-        Value::Array(items) => Value::Array(items.into_iter().map(|v| key_walk(v, ancestors)).collect()),
-        other => other,
+        Value::Array(items) => items.iter_mut().for_each(|v| key_walk(v, ancestors)),
+        _ => {}
     }
 }
 
@@ -135,12 +140,12 @@ fn is_time_key(key: &str) -> bool {
         || k == "ts"
 }
 
-fn epoch_to_iso(key: &str, v: Value) -> Value {
-    match &v {
-        Value::Number(n) if is_epoch_ms(n) && is_time_key(key) => {
-            Value::String(iso_utc(n.as_u64().unwrap_or_default()))
-        }
-        _ => v,
+fn epoch_to_iso(key: &str, v: &mut Value) {
+    if let Value::Number(n) = v
+        && is_epoch_ms(n)
+        && is_time_key(key)
+    {
+        *v = Value::String(iso_utc(n.as_u64().unwrap_or_default()));
     }
 }
 

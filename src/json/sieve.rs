@@ -6,41 +6,43 @@
 //!   gate: length ≥ 200, base64/url alphabet plus `\n\r`, ≥ 92 % alphanumeric).
 //! - PEM blocks become `<pem LABEL N chars>`.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// The pruned document. The root itself is kept even when it empties
 /// (`{}` or `[]`), so there is always a document to print.
-pub fn sieve(value: Value) -> Value {
-    match value {
-        Value::Object(map) => Value::Object(sieve_object(map)),
-        Value::Array(items) => Value::Array(sieve_array(items)),
-        other => prune(other).unwrap_or(Value::Null),
+pub fn sieve(mut value: Value) -> Value {
+    match &mut value {
+        Value::Object(map) => map.retain(|_, v| prune(v)),
+        Value::Array(items) => items.retain_mut(prune),
+        scalar => {
+            if !prune(scalar) {
+                return Value::Null;
+            }
+        }
     }
+    value
 }
 
-fn sieve_object(map: Map<String, Value>) -> Map<String, Value> {
-    map.into_iter().filter_map(|(k, v)| prune(v).map(|v| (k, v))).collect()
-}
-
-fn sieve_array(items: Vec<Value>) -> Vec<Value> {
-    items.into_iter().filter_map(prune).collect()
-}
-
-/// One value after pruning, or `None` when nothing informative is left.
-pub(crate) fn prune(value: Value) -> Option<Value> {
+/// Prunes `value` in place; `false` when nothing informative is left and
+/// the caller should drop it. In place because rebuilding every map would
+/// re-hash every key of the document once more.
+pub(crate) fn prune(value: &mut Value) -> bool {
     match value {
-        Value::Null => None,
-        Value::String(s) if s.is_empty() => None,
-        Value::String(s) => Some(Value::String(redact(s))),
+        Value::Null => false,
+        Value::String(s) if s.is_empty() => false,
+        Value::String(s) => {
+            *s = redact(std::mem::take(s));
+            true
+        }
         Value::Array(items) => {
-            let items = sieve_array(items);
-            (!items.is_empty()).then_some(Value::Array(items))
+            items.retain_mut(prune);
+            !items.is_empty()
         }
         Value::Object(map) => {
-            let map = sieve_object(map);
-            (!map.is_empty()).then_some(Value::Object(map))
+            map.retain(|_, v| prune(v));
+            !map.is_empty()
         }
-        other => Some(other),
+        _ => true,
     }
 }
 
