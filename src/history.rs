@@ -1,7 +1,8 @@
 //! The call log: one SQLite row per delivered call, for `tokensieve gain`.
 //!
 //! `$TOKENSIEVE_HOME/history.db`, WAL (many shims write at once, readers never
-//! block them), a 5 s busy timeout, schema versioned with `PRAGMA
+//! block them), no fsync (statistics, not records; see `connect`), a 5 s busy
+//! timeout, schema versioned with `PRAGMA
 //! user_version`. Only the tool name and its leading subcommand words are
 //! kept, never flag values or the full argument list: they can hold secrets.
 
@@ -11,7 +12,6 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{Context, Result};
-use rusqlite::config::DbConfig;
 use rusqlite::{Connection, ErrorCode, OpenFlags, params};
 
 use crate::auditor::Receipt;
@@ -144,13 +144,15 @@ fn connect(path: &Path) -> Result<Connection> {
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Connection::open_with_flags(path, flags)?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
-        // Durable at checkpoints, not at every commit: a lost last row of
-        // statistics after a power cut is fine, an fsync per call is not.
-        conn.pragma_update(None, "synchronous", "NORMAL")?;
-        // Leave the WAL for the next call instead of checkpointing (and
-        // fsyncing) on every close; SQLite's auto-checkpoint still folds it
-        // into the database every ~1000 pages.
-        conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
+        // No fsync at all: an fsync costs ~1 ms here, on every call, for a
+        // table of statistics. A crash of ours cannot damage the file; an
+        // OS crash or power cut can lose recent rows or, rarely, corrupt it,
+        // which `describe_error` explains how to reset. The last connection
+        // to close checkpoints the WAL into the database and removes it, so
+        // the next open has no WAL to recover: leaving the WAL behind (to
+        // batch checkpoints) made every open re-read it, ~3 ms at steady
+        // state (measured in docs/performance.md).
+        conn.pragma_update(None, "synchronous", "OFF")?;
         migrate(&conn)?;
         Ok(conn)
     };
@@ -215,10 +217,9 @@ fn retry_busy(mut f: impl FnMut() -> rusqlite::Result<()>) -> rusqlite::Result<(
     }
 }
 
-/// Appends one row.
-pub fn record(home: &Path, call: &Call) -> Result<()> {
-    let conn = open(home)?;
-    insert(&conn, call).with_context(|| format!("cannot write to {}", db_path(home).display()))
+/// Appends one row through a connection from `open`.
+pub fn record(conn: &Connection, home: &Path, call: &Call) -> Result<()> {
+    insert(conn, call).with_context(|| format!("cannot write to {}", db_path(home).display()))
 }
 
 pub fn insert(conn: &Connection, c: &Call) -> Result<()> {
