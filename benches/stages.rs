@@ -110,3 +110,14 @@ fn text_render_600k(bencher: divan::Bencher) {
     let hint = Hint { command: vec!["journalctl".into(), "-u".into(), "web".into()], exit_code: 0 };
     bencher.bench(|| tokensieve::text::render(divan::black_box(text), Some(&hint), &settings));
 }
+
+/// What filter mode does with the ~200 KB document before printing.
+#[divan::bench]
+fn render_and_settle_200k(bencher: divan::Bencher) {
+    let raw = AWS_200K.as_bytes();
+    let settings = Settings::default();
+    bencher.bench(|| {
+        let rendered = pipeline::render(raw, None, &settings);
+        tokensieve::handoff::settle(raw, rendered, &settings)
+    });
+}
