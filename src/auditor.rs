@@ -75,7 +75,12 @@ pub fn count(enc: Encoding, text: &str) -> usize {
 /// Exact token count of raw bytes; invalid UTF-8 is counted as U+FFFD, as
 /// tiktoken-based counters do.
 pub fn count_bytes(enc: Encoding, bytes: &[u8]) -> usize {
-    count(enc, &String::from_utf8_lossy(bytes))
+    // from_utf8 first: it is several times faster than the lossy decoder's
+    // chunk walk on the (usual) valid input.
+    match std::str::from_utf8(bytes) {
+        Ok(text) => count(enc, text),
+        Err(_) => count(enc, &String::from_utf8_lossy(bytes)),
+    }
 }
 
 /// What won the router (or `Raw` when nothing beat the input).
