@@ -63,13 +63,14 @@ pub fn warm(enc: Encoding) {
 
 /// Exact token count of `text`.
 pub fn count(enc: Encoding, text: &str) -> usize {
-    let mut counter = merge::Counter::new(enc.vocab(), text.len());
-    let mut total = 0;
-    match enc {
-        Encoding::Cl100k => pretokenize::split_cl100k(text, |p| total += counter.piece(p)),
-        Encoding::O200k => pretokenize::split_o200k(text, |p| total += counter.piece(p)),
-    }
-    total
+    merge::with_counter(enc.vocab(), text.len(), |counter| {
+        let mut total = 0;
+        match enc {
+            Encoding::Cl100k => pretokenize::split_cl100k(text, |p| total += counter.piece(p)),
+            Encoding::O200k => pretokenize::split_o200k(text, |p| total += counter.piece(p)),
+        }
+        total
+    })
 }
 
 /// Exact token count of raw bytes; invalid UTF-8 is counted as U+FFFD, as

@@ -58,7 +58,7 @@ fn fixtures() -> Vec<PathBuf> {
 
 #[test]
 fn every_fixture_decodes_to_the_dedup_stage_and_is_never_worse() {
-    // Includes the 1.3 MB and 5.8 MB files: the router's sampled path (above 64 KB).
+    // Includes the 1.3 MB and 5.8 MB files: the router's sampled path (above 32 KB).
     let mut checked = 0;
     for f in fixtures() {
         let data = std::fs::read(&f).unwrap();

@@ -2,6 +2,7 @@
 //! repeatedly merge the adjacent pair whose concatenation has the lowest rank
 //! (leftmost on ties) until no adjacent pair is a token.
 
+use std::cell::RefCell;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -13,36 +14,61 @@ const NONE: u32 = u32::MAX;
 /// the short pieces that make up almost all text); longer ones a heap.
 const SMALL: usize = 96;
 
-/// Counts the pieces of one text. Tool output repeats the same pieces
-/// (keys, indentation, punctuation, camel-case words that need several
-/// merges) over and over, so for large texts every piece's count is memoised
-/// in a small direct-mapped table keyed by the exact bytes. The table is
+/// Counts pieces. Tool output repeats the same pieces (keys, indentation,
+/// punctuation, camel-case words that need several merges) over and over,
+/// and the router counts several renderings of one document, so each
+/// thread keeps a small direct-mapped memo of piece counts keyed by the exact
+/// bytes, shared by every count it makes with one vocabulary. The memo is
 /// checked before the vocabulary: it stays in L2 where the vocabulary's
 /// lookups (a pilot, a slot and the token bytes, spread over ~1.5 MB) miss.
-pub struct Counter<'v> {
+pub struct Counter<'v, 'm> {
     v: &'v Vocab,
-    memo: Option<Box<[Memo]>>,
-    memoise: bool,
+    memo: Option<&'m mut [Memo]>,
 }
 
 const MEMO_SLOTS: usize = 4096;
 const MEMO_BYTES: usize = 30;
 
 #[derive(Clone, Copy)]
-struct Memo {
+pub struct Memo {
     len: u8,
     count: u8,
     bytes: [u8; MEMO_BYTES],
 }
 
-/// Texts shorter than this are counted without a memo (not worth its 128 KB).
-pub const MEMO_MIN_TEXT: usize = 16 * 1024;
+/// Texts shorter than this are counted without the memo, so a process that
+/// only counts a few short texts never allocates its 128 KB.
+pub const MEMO_MIN_TEXT: usize = 2048;
 
-impl<'v> Counter<'v> {
-    pub fn new(v: &'v Vocab, text_len: usize) -> Counter<'v> {
-        Counter { v, memo: None, memoise: text_len >= MEMO_MIN_TEXT }
+/// This thread's memo and the vocabulary its counts belong to.
+struct ThreadMemo {
+    vocab: *const Vocab,
+    slots: Box<[Memo]>,
+}
+
+thread_local! {
+    static MEMO: RefCell<Option<ThreadMemo>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` with a counter for `v`, using this thread's memo when `text_len`
+/// is large enough to pay for it.
+pub fn with_counter<R>(v: &Vocab, text_len: usize, f: impl FnOnce(&mut Counter) -> R) -> R {
+    if text_len < MEMO_MIN_TEXT {
+        return f(&mut Counter { v, memo: None });
     }
+    MEMO.with_borrow_mut(|slot| {
+        let memo = match slot {
+            Some(m) if std::ptr::eq(m.vocab, v) => m,
+            _ => slot.insert(ThreadMemo {
+                vocab: v,
+                slots: vec![Memo { len: 0, count: 0, bytes: [0; MEMO_BYTES] }; MEMO_SLOTS].into_boxed_slice(),
+            }),
+        };
+        f(&mut Counter { v, memo: Some(&mut memo.slots) })
+    })
+}
 
+impl Counter<'_, '_> {
     /// Number of tokens `piece` encodes to.
     #[inline]
     pub fn piece(&mut self, piece: &[u8]) -> usize {
@@ -51,12 +77,9 @@ impl<'v> Counter<'v> {
             return n;
         }
         let h = self.v.hash(piece);
-        if !self.memoise || n > MEMO_BYTES {
+        let Some(memo) = self.memo.as_deref_mut().filter(|_| n <= MEMO_BYTES) else {
             return uncached(self.v, piece, h);
-        }
-        let memo = self.memo.get_or_insert_with(|| {
-            vec![Memo { len: 0, count: 0, bytes: [0; MEMO_BYTES] }; MEMO_SLOTS].into_boxed_slice()
-        });
+        };
         let m = &mut memo[(h >> 32) as usize % MEMO_SLOTS];
         if m.len as usize == n && super::hash::same_bytes(&m.bytes[..n], piece) {
             return m.count as usize;
@@ -84,7 +107,7 @@ fn uncached(v: &Vocab, piece: &[u8], h: u64) -> usize {
 /// Number of tokens `piece` encodes to.
 #[cfg(test)]
 fn count_piece(v: &Vocab, piece: &[u8]) -> usize {
-    Counter::new(v, 0).piece(piece)
+    with_counter(v, 0, |c| c.piece(piece))
 }
 
 #[inline]
@@ -185,14 +208,28 @@ mod tests {
     #[test]
     fn memo_gives_the_same_counts() {
         let v = &vocab::CL100K;
-        let mut memo = Counter::new(v, MEMO_MIN_TEXT);
         for _ in 0..3 {
-            for p in ["DefaultEnaQueueCountPerInterface", "aGVsbG8gd29y", "NetworkPerformance", "xyzzyplugh"]
-            {
-                assert_eq!(memo.piece(p.as_bytes()), count_piece(v, p.as_bytes()), "{p}");
+            for p in ["DefaultEnaQueueCountPerInterface", "aGVsbG8gd29y", "NetworkPerformance", "xyzzyplugh", "ab"] {
+                let memoised = with_counter(v, MEMO_MIN_TEXT, |c| c.piece(p.as_bytes()));
+                assert_eq!(memoised, count_piece(v, p.as_bytes()), "{p}");
             }
         }
         assert!(count_piece(v, b"DefaultEnaQueueCountPerInterface") > 1);
+    }
+
+    #[test]
+    fn memo_is_per_vocabulary() {
+        let (cl, o) = (&vocab::CL100K, &vocab::O200K);
+        let words = ["NetworkPerformance", "VolumeIdentifier", "InstanceTypeOffering", "xyzzyplugh", " Kubernetes"];
+        let differing: Vec<&str> =
+            words.into_iter().filter(|w| count_piece(cl, w.as_bytes()) != count_piece(o, w.as_bytes())).collect();
+        assert!(!differing.is_empty(), "no test word counts differently in the two vocabularies");
+        for w in differing {
+            let p = w.as_bytes();
+            // Fill this thread's memo with the cl100k count, then ask o200k.
+            assert_eq!(with_counter(cl, MEMO_MIN_TEXT, |c| c.piece(p)), count_piece(cl, p));
+            assert_eq!(with_counter(o, MEMO_MIN_TEXT, |c| c.piece(p)), count_piece(o, p), "{w}");
+        }
     }
 
     #[test]
