@@ -33,37 +33,50 @@ pub fn parse(raw: &[u8]) -> Option<Value> {
     }
 }
 
+/// Objects with up to this many keys are checked by comparing each new key
+/// with the earlier ones; bigger ones get a hash set (most objects are small,
+/// and hashing every key cost more than the comparisons).
+const LINEAR_KEYS: usize = 24;
+
+/// One open object: where its keys start in the shared key stack, and its
+/// set once it outgrows `LINEAR_KEYS`.
+struct OpenObject<'a> {
+    first: usize,
+    set: Option<HashSet<&'a [u8]>>,
+}
+
 /// Whether any object in `json` (already known to be valid JSON) repeats a
 /// key. Keys are compared as written, escapes and all.
 fn has_duplicate_keys(json: &[u8]) -> bool {
-    // One frame per open container: `Some(keys)` for an object.
-    let mut stack: Vec<Option<HashSet<&[u8]>>> = Vec::new();
+    // One frame per open container (`None` for an array); the keys of all
+    // open objects share one stack.
+    let mut frames: Vec<Option<OpenObject>> = Vec::new();
+    let mut keys: Vec<&[u8]> = Vec::new();
     let mut expect_key = false;
     let mut i = 0;
     while i < json.len() {
         match json[i] {
             b'{' => {
-                stack.push(Some(HashSet::new()));
+                frames.push(Some(OpenObject { first: keys.len(), set: None }));
                 expect_key = true;
             }
             b'[' => {
-                stack.push(None);
+                frames.push(None);
                 expect_key = false;
             }
             b'}' | b']' => {
-                stack.pop();
+                if let Some(Some(obj)) = frames.pop() {
+                    keys.truncate(obj.first);
+                }
                 expect_key = false;
             }
-            b',' => expect_key = matches!(stack.last(), Some(Some(_))),
+            b',' => expect_key = matches!(frames.last(), Some(Some(_))),
             b'"' => {
                 let start = i + 1;
-                i += 1;
-                while i < json.len() && json[i] != b'"' {
-                    i += if json[i] == b'\\' { 2 } else { 1 };
-                }
+                i = string_end(json, start);
                 if expect_key {
-                    if let Some(Some(keys)) = stack.last_mut()
-                        && !keys.insert(&json[start..i.min(json.len())])
+                    if let Some(Some(obj)) = frames.last_mut()
+                        && !insert_key(obj, &mut keys, &json[start..i.min(json.len())])
                     {
                         return true;
                     }
@@ -75,6 +88,37 @@ fn has_duplicate_keys(json: &[u8]) -> bool {
         i += 1;
     }
     false
+}
+
+/// Index of the quote closing the string whose body starts at `i`.
+fn string_end(json: &[u8], mut i: usize) -> usize {
+    while let Some(off) = json[i.min(json.len())..].iter().position(|&b| b == b'"' || b == b'\\') {
+        i += off;
+        if json[i] == b'"' {
+            return i;
+        }
+        i += 2; // an escape: skip the escaped byte
+    }
+    json.len()
+}
+
+/// Records `key` in `obj`; `false` if it was already there.
+fn insert_key<'a>(obj: &mut OpenObject<'a>, keys: &mut Vec<&'a [u8]>, key: &'a [u8]) -> bool {
+    if let Some(set) = &mut obj.set {
+        return set.insert(key);
+    }
+    let own = &keys[obj.first..];
+    if own.contains(&key) {
+        return false;
+    }
+    if own.len() < LINEAR_KEYS {
+        keys.push(key);
+    } else {
+        let mut set: HashSet<&[u8]> = keys.drain(obj.first..).collect();
+        set.insert(key);
+        obj.set = Some(set);
+    }
+    true
 }
 
 #[cfg(test)]
@@ -112,6 +156,23 @@ mod tests {
         assert!(parse(br#"{"a": 1, "a": 1}"#).is_none());
         // Same key in sibling objects, or as a value, is fine.
         assert!(parse(br#"[{"a": 1}, {"a": 2}, {"b": "a", "a": "a\"b"}]"#).is_some());
+    }
+
+    #[test]
+    fn duplicate_keys_in_big_and_nested_objects() {
+        // Past LINEAR_KEYS the keys move to a set: a repeat is still found,
+        // and the parent's keys are untouched by a child's.
+        let many: Vec<String> = (0..100).map(|i| format!("\"k{i}\": {i}")).collect();
+        let big = format!("{{{}}}", many.join(", "));
+        assert!(parse(big.as_bytes()).is_some());
+        let repeat = format!("{{{}, \"k7\": 0}}", many.join(", "));
+        assert!(parse(repeat.as_bytes()).is_none());
+        let nested = format!("{{\"a\": 1, \"o\": {big}, \"b\": [{big}, {{\"a\": 2}}], \"k1\": 3}}");
+        assert!(parse(nested.as_bytes()).is_some());
+        assert!(parse(format!("{{\"a\": 1, \"o\": {big}, \"a\": 2}}").as_bytes()).is_none());
+        // Escapes are skipped: a key holding an escaped quote is one key.
+        assert!(parse(br#"{"a\"b": 1, "a": 2, "a\\": 3}"#).is_some());
+        assert!(parse(br#"{"a\"b": 1, "a\"b": 2}"#).is_none());
     }
 
     #[test]
