@@ -35,24 +35,36 @@ impl Table<'_> {
 
 /// Flattens `records`; `None` when an element is not a non-empty object.
 pub fn flatten<'a>(records: impl IntoIterator<Item = &'a Value>) -> Option<Table<'a>> {
-    let mut index: HashMap<Vec<Seg>, usize> = HashMap::new();
-    let mut columns = Vec::new();
+    // Paths are borrowed key lists while flattening; records of one array
+    // nearly always repeat the previous record's columns in order, so each
+    // leaf first tries the column after the previous leaf's, and only a miss
+    // builds a key for the index.
+    let mut index: HashMap<Vec<&'a str>, usize> = HashMap::new();
+    let mut paths: Vec<Vec<&'a str>> = Vec::new();
     let mut leaves = Vec::new();
+    let mut row = Vec::new();
+    let mut prefix = Vec::new();
     for rec in records {
         let map = rec.as_object().filter(|m| !m.is_empty())?;
-        let mut row = Vec::new();
-        walk(map, &mut Vec::new(), &mut row);
-        let mut cells = Vec::with_capacity(row.len());
-        for (path, v) in row {
-            let next = columns.len();
-            let c = *index.entry(path.clone()).or_insert(next);
-            if c == next {
-                columns.push(path);
-            }
-            cells.push((c, v));
-        }
-        leaves.push(cells);
+        row.clear();
+        walk(map, &mut prefix, &mut |path, v| {
+            let guess = row.last().map_or(0, |&(c, _)| c + 1);
+            let c = if paths.get(guess).is_some_and(|p| p.as_slice() == path) {
+                guess
+            } else {
+                let next = paths.len();
+                let c = *index.entry(path.to_vec()).or_insert(next);
+                if c == next {
+                    paths.push(path.to_vec());
+                }
+                c
+            };
+            row.push((c, v));
+        });
+        leaves.push(row.clone());
     }
+    let columns: Vec<Vec<Seg>> =
+        paths.iter().map(|p| p.iter().map(|k| Seg::Key((*k).to_owned())).collect()).collect();
     let rows = leaves
         .into_iter()
         .map(|cells| {
@@ -66,12 +78,17 @@ pub fn flatten<'a>(records: impl IntoIterator<Item = &'a Value>) -> Option<Table
     Some(Table { columns, rows })
 }
 
-fn walk<'a>(map: &'a Map<String, Value>, prefix: &mut Vec<Seg>, out: &mut Vec<(Vec<Seg>, &'a Value)>) {
+/// Calls `leaf` with the key path and value of every leaf under `map`.
+fn walk<'a>(
+    map: &'a Map<String, Value>,
+    prefix: &mut Vec<&'a str>,
+    leaf: &mut impl FnMut(&[&'a str], &'a Value),
+) {
     for (k, v) in map {
-        prefix.push(Seg::Key(k.clone()));
+        prefix.push(k);
         match v {
-            Value::Object(m) if !m.is_empty() => walk(m, prefix, out),
-            _ => out.push((prefix.clone(), v)),
+            Value::Object(m) if !m.is_empty() => walk(m, prefix, leaf),
+            _ => leaf(prefix, v),
         }
         prefix.pop();
     }
