@@ -209,7 +209,9 @@ mod tests {
     fn memo_gives_the_same_counts() {
         let v = &vocab::CL100K;
         for _ in 0..3 {
-            for p in ["DefaultEnaQueueCountPerInterface", "aGVsbG8gd29y", "NetworkPerformance", "xyzzyplugh", "ab"] {
+            for p in
+                ["DefaultEnaQueueCountPerInterface", "aGVsbG8gd29y", "NetworkPerformance", "xyzzyplugh", "ab"]
+            {
                 let memoised = with_counter(v, MEMO_MIN_TEXT, |c| c.piece(p.as_bytes()));
                 assert_eq!(memoised, count_piece(v, p.as_bytes()), "{p}");
             }
@@ -220,9 +222,12 @@ mod tests {
     #[test]
     fn memo_is_per_vocabulary() {
         let (cl, o) = (&vocab::CL100K, &vocab::O200K);
-        let words = ["NetworkPerformance", "VolumeIdentifier", "InstanceTypeOffering", "xyzzyplugh", " Kubernetes"];
-        let differing: Vec<&str> =
-            words.into_iter().filter(|w| count_piece(cl, w.as_bytes()) != count_piece(o, w.as_bytes())).collect();
+        let words =
+            ["NetworkPerformance", "VolumeIdentifier", "InstanceTypeOffering", "xyzzyplugh", " Kubernetes"];
+        let differing: Vec<&str> = words
+            .into_iter()
+            .filter(|w| count_piece(cl, w.as_bytes()) != count_piece(o, w.as_bytes()))
+            .collect();
         assert!(!differing.is_empty(), "no test word counts differently in the two vocabularies");
         for w in differing {
             let p = w.as_bytes();

@@ -67,7 +67,10 @@ fn key_walk(value: &mut Value, ancestors: &mut Vec<(String, String)>) {
                     // Compare values first: the key is normalised (an
                     // allocation) only when some ancestor holds this value.
                     let mut nk: Option<String> = None;
-                    if ancestors.iter().any(|(ak, av)| av == s && *ak == *nk.get_or_insert_with(|| norm_key(k))) {
+                    if ancestors
+                        .iter()
+                        .any(|(ak, av)| av == s && *ak == *nk.get_or_insert_with(|| norm_key(k)))
+                    {
                         return false;
                     }
                     if has_children {
