@@ -11,6 +11,7 @@
 
 use std::collections::HashMap;
 
+use aho_corasick::AhoCorasick;
 use once_cell::sync::Lazy;
 use regex::Regex;
 
@@ -23,9 +24,6 @@ const MAX_LINE: usize = 300;
 /// At most this many distinct signal-line shapes in a summary.
 const MAX_SIGNALS: usize = 40;
 
-static VARIABLE: Lazy<Regex> = Lazy::new(|| {
-    Regex::new(r"0[xX][0-9a-fA-F]+|[0-9a-fA-F]*\d[0-9a-fA-F]*").expect("valid variable-part regex")
-});
 // Whole words only: `libgpg-error-dev` or `error_count` are not errors, a
 // CamelCase `ValueError` is.
 static KEYWORD: Lazy<Regex> = Lazy::new(|| {
@@ -39,17 +37,65 @@ static HTTP_ERROR: Lazy<Regex> = Lazy::new(|| {
     Regex::new(r#"(?i)(?:HTTP/\d(?:\.\d)?"?\s+|\bstatus(?:[ _]?code)?["']?[=: ]+|\bcode[=: ]+)[45]\d\d\b"#)
         .expect("valid http status regex")
 });
-static MARKERS: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\s*[\^~]{2,}\s*$").expect("valid marker regex"));
 const KEYWORDS: &[&str] = &["error", "warn", "fail", "exception", "panic", "traceback"];
 
-/// The line with every number and long hex id replaced by `#`.
+/// Every match of KEYWORD or HTTP_ERROR contains one of these, ASCII case
+/// aside (`traceb` and `tatu` stop short of the `k` and `s` that `(?i)` also
+/// matches as the Kelvin sign and the long s). Most lines of a log contain
+/// none, and this one SIMD scan rejects them before the two regexes run.
+static SIGNAL_STEMS: Lazy<AhoCorasick> = Lazy::new(|| {
+    let stems =
+        ["err", "warn", "fail", "fatal", "exception", "panic", "traceb", "critical", "http/", "tatu", "code"];
+    AhoCorasick::builder().ascii_case_insensitive(true).build(stems).expect("valid stems")
+});
+
+/// A caret/tilde-only line (`   ^^^^`): it points at columns of the line
+/// above, noise once lines are folded. (`str::trim` and the regex `\s` agree
+/// on what whitespace is: Unicode White_Space.)
+fn is_marker(line: &str) -> bool {
+    let t = line.trim();
+    t.len() >= 2 && t.bytes().all(|b| b == b'^' || b == b'~')
+}
+
+/// The line with every number and hex id replaced by `#`: each maximal run
+/// of ASCII hex digits that holds a decimal digit, a `0x` prefix included
+/// (what `0[xX][0-9a-fA-F]+|[0-9a-fA-F]*[0-9][0-9a-fA-F]*` replaces, without
+/// a regex search per log line).
 pub fn shape(line: &str) -> String {
-    VARIABLE.replace_all(line, "#").into_owned()
+    let b = line.as_bytes();
+    let mut out = String::with_capacity(line.len());
+    let (mut i, mut copied) = (0, 0);
+    while i < b.len() {
+        if !b[i].is_ascii_hexdigit() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let hex_prefix = b[i] == b'0'
+            && matches!(b.get(i + 1), Some(b'x' | b'X'))
+            && b.get(i + 2).is_some_and(u8::is_ascii_hexdigit);
+        if hex_prefix {
+            i += 2;
+        }
+        let mut digit = hex_prefix;
+        while i < b.len() && b[i].is_ascii_hexdigit() {
+            digit |= b[i].is_ascii_digit();
+            i += 1;
+        }
+        if digit {
+            // Runs start and end at ASCII bytes: char boundaries.
+            out.push_str(&line[copied..start]);
+            out.push('#');
+            copied = i;
+        }
+    }
+    out.push_str(&line[copied..]);
+    out
 }
 
 /// A line an agent must see even when everything around it is folded away.
 pub fn is_signal(line: &str) -> bool {
-    KEYWORD.is_match(line) || HTTP_ERROR.is_match(line)
+    SIGNAL_STEMS.is_match(line) && (KEYWORD.is_match(line) || HTTP_ERROR.is_match(line))
 }
 
 /// One folded run of lines.
@@ -121,7 +167,7 @@ fn render_run(run: &Run, out: &mut Vec<String>, shorten: bool) {
 /// The generic rendering of cleaned text; `None` when it would change nothing.
 pub fn render(text: &str, exit_code: i32, settings: &Settings) -> Option<String> {
     // caret/tilde-only lines point at columns of the line above: noise here
-    let lines: Vec<&str> = text.lines().filter(|l| !MARKERS.is_match(l)).collect();
+    let lines: Vec<&str> = text.lines().filter(|l| !is_marker(l)).collect();
     let runs = fold(&lines);
     let mut folded = Vec::new();
     for run in &runs {
@@ -257,6 +303,88 @@ fn repeats(seen: &HashMap<&str, usize>) -> usize {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
+    /// The rule `shape` implements, as the regex it replaced.
+    static VARIABLE: Lazy<Regex> =
+        Lazy::new(|| Regex::new(r"0[xX][0-9a-fA-F]+|[0-9a-fA-F]*[0-9][0-9a-fA-F]*").unwrap());
+
+    /// Lines made of the characters that matter to `shape` and `is_signal`.
+    fn log_line() -> impl Strategy<Value = String> {
+        let atoms = prop::sample::select(vec![
+            "0",
+            "7",
+            "0x",
+            "0X1f",
+            "x",
+            "ab",
+            "DEAD",
+            "g",
+            " ",
+            "-",
+            "_",
+            ":",
+            "/",
+            ".",
+            "\"",
+            "'",
+            "=",
+            "error",
+            "Errors",
+            "WARN",
+            "failed",
+            "fatal",
+            "Exception",
+            "ValueError",
+            "panicked",
+            "Traceback",
+            "critical",
+            "HTTP/1.1\" ",
+            "status=",
+            "status_code: ",
+            "code=",
+            "404",
+            "503",
+            "200",
+            "é",
+            "٣",
+            "\u{212a}",
+            "\u{17f}",
+            "ſtatus: 500",
+            "PANIC",
+            "err_count",
+            "libgpg-error",
+            "^",
+            "~",
+            "\t",
+            "\u{a0}",
+            "\u{2003}",
+        ]);
+        prop::collection::vec(atoms, 0..24).prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        #[test]
+        fn shape_is_the_variable_regex(line in log_line()) {
+            prop_assert_eq!(shape(&line), VARIABLE.replace_all(&line, "#").into_owned());
+        }
+
+        #[test]
+        fn markers_are_the_marker_regex(line in prop::collection::vec(
+            prop::sample::select(vec![" ", "\t", "\u{a0}", "\u{2003}", "\u{85}", "^", "~", "x", "é"]), 0..8,
+        ).prop_map(|v| v.concat())) {
+            let regex = Regex::new(r"^\s*[\^~]{2,}\s*$").unwrap();
+            prop_assert_eq!(is_marker(&line), regex.is_match(&line));
+        }
+
+        #[test]
+        fn the_stem_prefilter_never_hides_a_signal(line in log_line()) {
+            let by_regex = KEYWORD.is_match(&line) || HTTP_ERROR.is_match(&line);
+            prop_assert_eq!(is_signal(&line), by_regex);
+        }
+    }
+
     use super::*;
 
     fn settings(threshold: usize) -> Settings {
