@@ -49,7 +49,7 @@ the real tool and compresses its stdout when an agent reads it.
 shim environment:
   TOKENSIEVE=on|off             compress as if an agent ran us / never compress
   TOKENSIEVE_HOME               shims, raw outputs, history (default ~/.tokensieve)
-  TOKENSIEVE_CAPTURE_MAX_BYTES  stream instead of buffering past this (64 MiB)
+  TOKENSIEVE_CAPTURE_MAX_BYTES  stream instead of buffering past this (64M; K/M/G suffixes)
   TOKENSIEVE_TEXT_WAIT_SECS     stream claimed text held longer than this (120)
   TOKENSIEVE_STORE_MAX_BYTES    raw output store cap, oldest evicted first (256M; 0: off)
   TOKENSIEVE_DEBUG=1            print the compress/passthrough decision and its cost";

@@ -76,10 +76,18 @@ impl Limits {
     pub fn from_env() -> Limits {
         let num = |k: &str| std::env::var(k).ok().and_then(|v| v.trim().parse::<u64>().ok());
         Limits {
-            max_bytes: num("TOKENSIEVE_CAPTURE_MAX_BYTES").map_or(DEFAULT_CAPTURE_MAX, |n| n as usize),
+            max_bytes: capture_max(std::env::var("TOKENSIEVE_CAPTURE_MAX_BYTES").ok().as_deref()),
             text_wait: num("TOKENSIEVE_TEXT_WAIT_SECS").map_or(DEFAULT_TEXT_WAIT, Duration::from_secs),
         }
     }
+}
+
+/// The capture cap from its variable's value: bytes, or with a K, M or G
+/// suffix like `TOKENSIEVE_STORE_MAX_BYTES`; unset or unreadable → 64 MiB.
+fn capture_max(value: Option<&str>) -> usize {
+    value
+        .and_then(|v| crate::store::parse_size(v).ok())
+        .map_or(DEFAULT_CAPTURE_MAX, |n| usize::try_from(n).unwrap_or(usize::MAX))
 }
 
 /// What became of the child's stdout.
@@ -433,6 +441,16 @@ fn json_prefix(bytes: &[u8]) -> Sniff {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn capture_cap_takes_the_store_caps_units() {
+        assert_eq!(capture_max(Some("1048576")), 1 << 20);
+        assert_eq!(capture_max(Some("512K")), 512 << 10);
+        assert_eq!(capture_max(Some(" 8m ")), 8 << 20);
+        assert_eq!(capture_max(Some("1G")), 1 << 30);
+        assert_eq!(capture_max(None), DEFAULT_CAPTURE_MAX);
+        assert_eq!(capture_max(Some("lots")), DEFAULT_CAPTURE_MAX);
+    }
 
     #[test]
     fn sniffing_first_bytes() {
