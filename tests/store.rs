@@ -120,6 +120,21 @@ fn an_identical_output_is_stored_once() {
 }
 
 #[test]
+fn calls_leave_no_wal_for_the_next_call_to_recover() {
+    // A WAL left behind is re-read by every later open: at steady state that
+    // was 3 ms a call (docs/performance.md). The last close folds it in.
+    let home = tempfile::tempdir().unwrap();
+    for _ in 0..5 {
+        assert!(filter(home.path(), "aws ec2 describe-vpcs", VPCS).status.success());
+    }
+    let wal = home.path().join("history.db-wal");
+    let left = fs::metadata(&wal).map(|m| m.len()).unwrap_or(0);
+    assert_eq!(left, 0, "{} holds {left} bytes", wal.display());
+    let rows = gain_json(home.path());
+    assert!(rows.to_string().contains("\"calls\":5"), "{rows}");
+}
+
+#[test]
 fn store_and_history_are_private() {
     let home = tempfile::tempdir().unwrap();
     fs::remove_dir(home.path()).unwrap(); // let tokensieve create its home
