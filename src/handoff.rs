@@ -44,9 +44,9 @@ pub fn deliver(
         None => settings,
     };
 
-    // Counting the raw bytes and opening the history (file checks, WAL
-    // recovery, schema read: ~1 ms) need nothing from the rendering: do them
-    // on the other core meanwhile.
+    // Counting the raw bytes and opening the history (file checks, locks,
+    // schema read: ~0.5 ms) need nothing from the rendering: do them on the
+    // other core meanwhile.
     let home = raw_store.home();
     let side_work = || {
         let original = auditor::count_bytes(settings.encoding, raw);

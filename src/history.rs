@@ -2,9 +2,9 @@
 //!
 //! `$TOKENSIEVE_HOME/history.db`, WAL (many shims write at once, readers never
 //! block them), no fsync (statistics, not records; see `connect`), a 5 s busy
-//! timeout, schema versioned with `PRAGMA
-//! user_version`. Only the tool name and its leading subcommand words are
-//! kept, never flag values or the full argument list: they can hold secrets.
+//! timeout, schema versioned with `PRAGMA user_version`. Only the tool name
+//! and its leading subcommand words are kept, never flag values or the full
+//! argument list: they can hold secrets.
 
 use std::fs::OpenOptions;
 use std::os::unix::fs::OpenOptionsExt;

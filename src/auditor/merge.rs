@@ -30,7 +30,7 @@ const MEMO_SLOTS: usize = 4096;
 const MEMO_BYTES: usize = 30;
 
 #[derive(Clone, Copy)]
-pub struct Memo {
+struct Memo {
     len: u8,
     count: u8,
     bytes: [u8; MEMO_BYTES],

@@ -19,11 +19,11 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
-use super::sieve::prune;
+use super::sieve::sieve;
 
 /// Runs the deduper; `aggressive` selects seed 000's value-only rule.
-pub fn dedup(value: Value, aggressive: bool) -> Value {
-    let mut out = if aggressive {
+pub fn dedup(mut value: Value, aggressive: bool) -> Value {
+    let out = if aggressive {
         match value {
             Value::Array(items) => {
                 Value::Array(items.into_iter().map(|v| seed_walk(v, &mut HashSet::new())).collect())
@@ -31,17 +31,11 @@ pub fn dedup(value: Value, aggressive: bool) -> Value {
             other => seed_walk(other, &mut HashSet::new()),
         }
     } else {
-        let mut value = value;
         key_walk(&mut value, &mut Vec::new());
         value
     };
     // Dropping fields can empty an object: prune again, keeping the root.
-    match &mut out {
-        Value::Object(m) => m.retain(|_, v| prune(v)),
-        Value::Array(a) => a.retain_mut(prune),
-        _ => {}
-    }
-    out
+    sieve(out)
 }
 
 /// Key name as compared by the deduper: `cluster_id` == `ClusterId`.

@@ -26,7 +26,7 @@ pub fn sieve(mut value: Value) -> Value {
 /// Prunes `value` in place; `false` when nothing informative is left and
 /// the caller should drop it. In place because rebuilding every map would
 /// re-hash every key of the document once more.
-pub(crate) fn prune(value: &mut Value) -> bool {
+fn prune(value: &mut Value) -> bool {
     match value {
         Value::Null => false,
         Value::String(s) if s.is_empty() => false,
