@@ -15,8 +15,9 @@ use super::reader::{self, Reader, Stdout};
 pub const DEPTH_ENV: &str = "TOKENSIEVE_DEPTH";
 
 /// Environment variables that mean "an AI agent runs this shell" (any value
-/// but empty), and the one that needs a specific value.
-const AGENT_MARKERS: &[&str] = &[
+/// but empty); `CURSOR_ROLE` needs a specific value. Public so tests and
+/// tools can clear exactly these.
+pub const AGENT_MARKERS: &[&str] = &[
     "CLAUDECODE",
     "CODEX_CI",
     "CODEX_SANDBOX",
@@ -29,6 +30,8 @@ const AGENT_MARKERS: &[&str] = &[
     "AI_AGENT",
     "COPILOT_CLI",
 ];
+/// Cursor's variable: an agent only when it is `agent-exec`.
+pub const CURSOR_ROLE: &str = "CURSOR_EXTENSION_HOST_ROLE";
 
 /// The decision and, for passthrough, why (shown with `TOKENSIEVE_DEBUG=1`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -75,7 +78,7 @@ pub fn env_gate(get: impl Fn(&str) -> Option<OsString>, explicit: bool) -> Optio
 
 fn agent_present(get: &impl Fn(&str) -> Option<OsString>) -> bool {
     AGENT_MARKERS.iter().any(|k| get(k).is_some_and(|v| !v.is_empty()))
-        || get("CURSOR_EXTENSION_HOST_ROLE").is_some_and(|v| v == "agent-exec")
+        || get(CURSOR_ROLE).is_some_and(|v| v == "agent-exec")
 }
 
 /// Subcommand word sequences that are interactive or never end.

@@ -10,27 +10,16 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Output};
 use std::time::{Duration, Instant};
 
+use tokensieve::shim::policy;
+
 pub const BIN: &str = env!("CARGO_BIN_EXE_tokensieve");
 
-/// Variables that would change the policy if the test runner had them.
-const POLICY_VARS: &[&str] = &[
-    "CLAUDECODE",
-    "CODEX_CI",
-    "CODEX_SANDBOX",
-    "CODEX_THREAD_ID",
-    "GEMINI_CLI",
-    "CURSOR_AGENT",
-    "CURSOR_EXTENSION_HOST_ROLE",
-    "OPENCODE",
-    "OPENCODE_CLIENT",
-    "AGENT",
-    "AI_AGENT",
-    "COPILOT_CLI",
-    "TOKENSIEVE",
-    "TOKENSIEVE_DEPTH",
-    "TOKENSIEVE_SHIMS",
-    "TOKENSIEVE_DEBUG",
-];
+/// Variables that would change the policy if the test runner had them:
+/// the agent markers (the policy's own list) and ours.
+fn policy_vars() -> impl Iterator<Item = &'static str> {
+    let ours = ["TOKENSIEVE", "TOKENSIEVE_DEPTH", "TOKENSIEVE_SHIMS", "TOKENSIEVE_DEBUG"];
+    policy::AGENT_MARKERS.iter().copied().chain([policy::CURSOR_ROLE]).chain(ours)
+}
 
 pub struct Sandbox {
     pub dir: tempfile::TempDir,
@@ -85,7 +74,7 @@ impl Sandbox {
     /// A command with our PATH and home, and no policy variables from outside.
     pub fn cmd(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
         let mut cmd = Command::new(program);
-        for v in POLICY_VARS {
+        for v in policy_vars() {
             cmd.env_remove(v);
         }
         cmd.env("PATH", self.path_var()).env("TOKENSIEVE_HOME", &self.home);
