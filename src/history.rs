@@ -117,16 +117,21 @@ pub fn is_corrupt(err: &anyhow::Error) -> bool {
 
 /// Opens (creating if needed) and migrates the database.
 pub fn open(home: &Path) -> Result<Connection> {
-    crate::store::create_private_dir(home).with_context(|| format!("cannot create {}", home.display()))?;
     let path = db_path(home);
-    // Create the file ourselves so it is 0600; SQLite gives its -wal and -shm
-    // files the database file's mode.
-    OpenOptions::new()
-        .create(true)
-        .append(true)
-        .mode(0o600)
-        .open(&path)
-        .with_context(|| format!("cannot create {}", path.display()))?;
+    // One stat on every call; the folder and file are made only the first
+    // time. Created by us so the file is 0600: SQLite gives its -wal and -shm
+    // files the database file's mode. (Two first calls at once both create:
+    // harmless with create + append.)
+    if !path.exists() {
+        crate::store::create_private_dir(home)
+            .with_context(|| format!("cannot create {}", home.display()))?;
+        OpenOptions::new()
+            .create(true)
+            .append(true)
+            .mode(0o600)
+            .open(&path)
+            .with_context(|| format!("cannot create {}", path.display()))?;
+    }
     connect(&path)
 }
 
