@@ -93,14 +93,22 @@ fn compress_200k(bencher: divan::Bencher) {
 }
 
 /// What filter mode does with the bytes before printing: render + settle.
-#[divan::bench(sample_count = 20)]
-fn render_and_settle_5_8m(bencher: divan::Bencher) {
-    let raw = AWS_5_8M.as_bytes();
+fn render_and_settle(bencher: divan::Bencher, raw: &[u8]) {
     let settings = Settings::default();
     bencher.bench(|| {
         let rendered = pipeline::render(raw, None, &settings);
         tokensieve::handoff::settle(raw, rendered, &settings)
     });
+}
+
+#[divan::bench(sample_count = 20)]
+fn render_and_settle_5_8m(bencher: divan::Bencher) {
+    render_and_settle(bencher, AWS_5_8M.as_bytes());
+}
+
+#[divan::bench]
+fn render_and_settle_200k(bencher: divan::Bencher) {
+    render_and_settle(bencher, AWS_200K.as_bytes());
 }
 
 #[divan::bench(sample_count = 20)]
@@ -109,15 +117,4 @@ fn text_render_600k(bencher: divan::Bencher) {
     let settings = Settings::default();
     let hint = Hint { command: vec!["journalctl".into(), "-u".into(), "web".into()], exit_code: 0 };
     bencher.bench(|| tokensieve::text::render(divan::black_box(text), Some(&hint), &settings));
-}
-
-/// What filter mode does with the ~200 KB document before printing.
-#[divan::bench]
-fn render_and_settle_200k(bencher: divan::Bencher) {
-    let raw = AWS_200K.as_bytes();
-    let settings = Settings::default();
-    bencher.bench(|| {
-        let rendered = pipeline::render(raw, None, &settings);
-        tokensieve::handoff::settle(raw, rendered, &settings)
-    });
 }
