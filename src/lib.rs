@@ -9,12 +9,14 @@
 //! - `handoff`: writes stdout, then the receipt; stores raw, records history.
 //! - `shim`: real-tool resolution, the compress/passthrough policy, the child.
 //! - `store`, `history`: the raw object store and the SQLite call log.
+//! - `homefs`: the one way to write under the home (no symlink followed).
 //! - `cli`: the `tokensieve` subcommands.
 
 pub mod auditor;
 pub mod cli;
 pub mod handoff;
 pub mod history;
+pub mod homefs;
 pub mod json;
 pub mod pipeline;
 pub mod shim;
