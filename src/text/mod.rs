@@ -10,6 +10,7 @@ mod clean;
 mod command;
 pub mod filters;
 mod generic;
+pub mod ledger;
 
 use crate::auditor::Shape;
 use crate::pipeline::{Hint, Rendered, Settings};
