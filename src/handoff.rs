@@ -114,7 +114,12 @@ fn settle_counted(
     rendered: Option<Rendered>,
     settings: &Settings,
 ) -> (Vec<u8>, Receipt) {
-    if let Some(r) = rendered {
+    if let Some(mut r) = rendered {
+        // Our text always ends its last line: an agent that merges stderr
+        // into stdout would otherwise read the receipt glued onto it.
+        if !r.text.ends_with('\n') {
+            r.text.push('\n');
+        }
         let compressed = auditor::count(settings.encoding, &r.text);
         if compressed < original {
             let receipt = Receipt { original, compressed, shape: r.shape, raw_id: None };
