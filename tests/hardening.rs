@@ -316,3 +316,67 @@ fn every_rendering_ends_its_last_line_before_the_receipt() {
         assert!(receipt.starts_with("[TokenSieve]"), "{cmd}: receipt glued to the output: {receipt}");
     }
 }
+
+/// A home that cannot take the raw bytes, three ways: under a regular file
+/// (every write fails), on a "full" disk (files may not grow past 1 KB:
+/// `ulimit -f 1`, SIGXFSZ ignored so writes fail with EFBIG), and with the
+/// object's prefix folder planted as a symlink (refused).
+fn failing_homes(t: &Path, raw: &[u8]) -> Vec<(&'static str, PathBuf, String)> {
+    let blocker = t.join("a-file");
+    fs::write(&blocker, "not a folder").unwrap();
+    let planted = t.join("planted");
+    let hex = tokensieve::store::hash_hex(raw);
+    fs::create_dir_all(planted.join("objects")).unwrap();
+    fs::create_dir_all(t.join("elsewhere")).unwrap();
+    symlink(t.join("elsewhere"), planted.join("objects").join(&hex[..2])).unwrap();
+    vec![
+        ("unwritable", blocker.join("home"), String::new()),
+        ("full", t.join("full"), "trap '' XFSZ; ulimit -f 1; ".into()),
+        ("refused", planted, String::new()),
+    ]
+}
+
+#[test]
+fn when_the_raw_cannot_be_stored_the_agent_gets_the_raw_bytes() {
+    let t = tempfile::tempdir().unwrap();
+    let log: String = (0..400)
+        .map(|i| format!("2024-01-01T00:00:{:02} INFO worker {i} processed item ok\n", i % 60))
+        .collect();
+    let log_file = t.path().join("log.txt");
+    fs::write(&log_file, &log).unwrap();
+    for (input, cmd) in [(fixture(VPCS), "aws ec2 describe-vpcs"), (log_file, "myserver logs")] {
+        let raw = fs::read(&input).unwrap();
+        for (how, home, prefix) in failing_homes(t.path(), &raw) {
+            let script = format!(
+                "{prefix}TOKENSIEVE_HOME='{}' exec '{BIN}' --cmd '{cmd}' < '{}'",
+                home.display(),
+                input.display()
+            );
+            let out = Command::new("sh").arg("-c").arg(&script).output().unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(0), "{how}: {err}");
+            assert!(
+                out.stdout == raw,
+                "{how} {cmd}: a lossy rendering was delivered with no raw kept: {err}"
+            );
+            let lines: Vec<&str> = err.lines().collect();
+            assert_eq!(lines.len(), 2, "{how}: {err}");
+            assert!(lines[0].contains("Shape: raw") && !lines[0].contains("raw: "), "{how}: {err}");
+            assert!(lines[1].starts_with("tokensieve: warning: raw output not stored"), "{how}: {err}");
+        }
+        assert_eq!(fs::read_dir(t.path().join("elsewhere")).unwrap().count(), 0);
+    }
+}
+
+#[test]
+fn an_output_over_the_store_cap_is_delivered_whole() {
+    let t = tempfile::tempdir().unwrap();
+    let out = filter_bytes(&t.path().join("home"), &vpcs(), &[("TOKENSIEVE_STORE_MAX_BYTES", "1000")]);
+    assert_eq!(out.stdout, vpcs());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("over the store cap of 1000"), "{err}");
+    // The store turned off (cap 0) is the user's choice: whole output, no warning.
+    let out = filter_bytes(&t.path().join("home"), &vpcs(), &[("TOKENSIEVE_STORE_MAX_BYTES", "0")]);
+    assert_eq!(out.stdout, vpcs());
+    assert_eq!(String::from_utf8_lossy(&out.stderr).lines().count(), 1);
+}

@@ -51,7 +51,8 @@ shim environment:
   TOKENSIEVE_HOME               shims, raw outputs, history (default ~/.tokensieve)
   TOKENSIEVE_CAPTURE_MAX_BYTES  stream instead of buffering past this (64M; K/M/G suffixes)
   TOKENSIEVE_TEXT_WAIT_SECS     stream claimed text held longer than this (120)
-  TOKENSIEVE_STORE_MAX_BYTES    raw output store cap, oldest evicted first (256M; 0: off)
+  TOKENSIEVE_STORE_MAX_BYTES    raw output store cap, oldest evicted first (256M; 0: off,
+                                and then outputs are never compressed)
   TOKENSIEVE_DEBUG=1            print the compress/passthrough decision and its cost";
 
 /// Options every subcommand understands.
