@@ -380,3 +380,37 @@ fn an_output_over_the_store_cap_is_delivered_whole() {
     assert_eq!(out.stdout, vpcs());
     assert_eq!(String::from_utf8_lossy(&out.stderr).lines().count(), 1);
 }
+
+#[test]
+fn a_short_positional_secret_never_reaches_the_history() {
+    let sb = common::Sandbox::new();
+    // A redis-cli that answers with something worth compressing.
+    let json = String::from_utf8(vpcs()).unwrap().replace('\'', "");
+    sb.shimmed("redis-cli", &format!("#!/bin/sh\ncat <<'EOF'\n{json}\nEOF\n"));
+    sb.shimmed("mytool", &format!("#!/bin/sh\ncat <<'EOF'\n{json}\nEOF\n"));
+    for line in
+        ["redis-cli AUTH hunter2pass", "redis-cli -a x CONFIG GET maxmemory", "mytool correcthorse list"]
+    {
+        let out = sb.agent_bash(line).output().unwrap();
+        assert!(out.status.success(), "{line}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(receipt_raw_id(&out.stderr).is_some(), "{line} was not compressed");
+    }
+    let mut files = Vec::new();
+    for e in fs::read_dir(&sb.home).unwrap() {
+        files.push(e.unwrap().path());
+    }
+    for p in files.iter().filter(|p| p.is_file()) {
+        let bytes = fs::read(p).unwrap();
+        for secret in [&b"hunter2pass"[..], b"correcthorse", b"maxmemory"] {
+            assert!(
+                !bytes.windows(secret.len()).any(|w| w == secret),
+                "{} found in {}",
+                String::from_utf8_lossy(secret),
+                p.display()
+            );
+        }
+    }
+    let gain = tokensieve(&sb.home).args(["gain", "--json"]).output().unwrap();
+    let gain = String::from_utf8_lossy(&gain.stdout);
+    assert!(gain.contains("\"redis-cli AUTH\""), "{gain}");
+}
