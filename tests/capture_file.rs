@@ -8,7 +8,9 @@
 mod common;
 
 use std::fs::{self, File, OpenOptions};
+use std::os::fd::OwnedFd;
 use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::net::UnixStream;
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -51,7 +53,10 @@ fn run_captured(sb: &Sandbox, shell: &str, script: &str, how: Capture) -> String
     };
     let file: File = opts.mode(0o600).open(&path).unwrap();
     let mut cmd = sb.agent(shell);
-    cmd.arg("-c").arg(script).current_dir(sb.dir.path()).stdin(Stdio::null());
+    // Claude Code's shell gets a socket as stdin (and its wrapping runs the
+    // command with `< /dev/null`, so bash keeps the socket aside).
+    let (stdin, _agent_end) = UnixStream::pair().unwrap();
+    cmd.arg("-c").arg(script).current_dir(sb.dir.path()).stdin(OwnedFd::from(stdin));
     cmd.stdout(file.try_clone().unwrap());
     match how {
         Capture::StdoutOnly => cmd.stderr(Stdio::piped()),
@@ -84,7 +89,7 @@ fn the_agents_own_capture_file_gets_the_compressed_form() {
         for script in [
             "aws ec2 describe-vpcs",
             // Claude Code's own wrapping: a snapshot sourced, then eval, then more.
-            "true 2>/dev/null || true && eval 'aws ec2 describe-vpcs' && pwd -P >| cwd.txt",
+            "true 2>/dev/null || true && eval 'aws ec2 describe-vpcs' < /dev/null && pwd -P >| cwd.txt",
             "{ aws ec2 describe-vpcs; } 2>/dev/null; true",
             "aws ec2 describe-vpcs 2>/dev/null; true",
             "timeout 20 aws ec2 describe-vpcs; true",
@@ -114,6 +119,7 @@ fn redirects_inside_the_command_keep_the_raw_bytes() {
             "{ aws ec2 describe-vpcs; } > out.json",
             "{ aws ec2 describe-vpcs; } > out.json 2>&1; true",
             "{ aws ec2 describe-vpcs; } >> out.json 2>&1; true",
+            "{ aws ec2 describe-vpcs; } >> out.json 2>&1 < /dev/null; true",
             "( aws ec2 describe-vpcs ) > out.json; true",
             "sh -c 'aws ec2 describe-vpcs' > out.json; true",
             "exec > out.json; aws ec2 describe-vpcs; true",

@@ -14,9 +14,11 @@
 //! 2. A shell can also redirect its *own* stdout and then start us, which the
 //!    climb alone cannot see:
 //!    - `{ aws ...; } > out.json`: bash and dash keep the old stdout on a
-//!      close-on-exec descriptor ≥ 10 for the duration. Such a descriptor,
-//!      writable, on another file in any shell of the chain → redirect
-//!      (descriptors the shell inherited are not close-on-exec). (A saved copy of
+//!      close-on-exec descriptor ≥ 10 for the duration. Such a descriptor on
+//!      another file, that was an output (write-only, or the object stdin
+//!      still is), in any shell of the chain → redirect. Descriptors the
+//!      shell inherited are not close-on-exec; a saved stdin is read-only
+//!      or, for a socket, no longer stdin. (A saved copy of
 //!      *our* file is fine: `{ aws; } 2>/dev/null` saves stderr, not stdout.)
 //!    - `exec > out.json`: nothing is saved. The shell's script (the `-c`
 //!      text, or the script file it runs) holding `exec` followed by an
@@ -74,12 +76,13 @@ pub fn file_reader(ours: FileId) -> Reader {
             continue;
         }
         let Some(saved) = saved_descriptors(pid) else { return Reader::Unknown };
-        if saved.iter().any(|id| *id != ours) {
+        let stdin = fd_id(pid, 0);
+        if saved.iter().any(|s| s.id != ours && s.was_an_output(stdin)) {
             return Reader::Redirected(format!(
                 "the shell '{shell}' (pid {pid}) redirected its own stdout to this file"
             ));
         }
-        stderr_saved |= !saved.is_empty() && Some(&pid) == chain.last();
+        stderr_saved |= Some(&pid) == chain.last() && saved.iter().any(|s| s.id == ours);
         match script_of(pid) {
             None => return Reader::Unknown,
             Some(script) if execs_a_redirect(&script) => {
@@ -121,25 +124,45 @@ fn stdout_of(pid: u32) -> Held {
     }
 }
 
-/// The files a shell holds open for writing, close-on-exec, on descriptors
-/// ≥ 10: where it keeps a stdout or stderr it redirected for a while. `None` when the fd
-/// table cannot be read.
-fn saved_descriptors(pid: u32) -> Option<Vec<FileId>> {
+/// A descriptor a shell moved aside while it redirects a standard one.
+struct Saved {
+    id: FileId,
+    flags: u32,
+}
+
+impl Saved {
+    /// Whether this was a stdout or stderr rather than a stdin. Write-only
+    /// says so. Read-write (a socket, a terminal) is ambiguous: Claude Code
+    /// runs `eval '...' < /dev/null` and bash keeps the socket it got as
+    /// stdin here. It cannot be a saved stdin if stdin is still that same
+    /// object (a terminal agent's `{ ...; } > f`).
+    fn was_an_output(&self, stdin_now: Option<FileId>) -> bool {
+        self.flags & libc::O_ACCMODE as u32 == libc::O_WRONLY as u32 || stdin_now == Some(self.id)
+    }
+}
+
+/// The descriptors ≥ 10 a shell holds open for writing, close-on-exec:
+/// where it keeps a standard descriptor it redirected for a while. `None`
+/// when the fd table cannot be read.
+fn saved_descriptors(pid: u32) -> Option<Vec<Saved>> {
     let mut saved = Vec::new();
     for entry in fs::read_dir(format!("/proc/{pid}/fd")).ok()? {
         let Ok(entry) = entry else { continue };
         let name = entry.file_name();
         let name = name.to_string_lossy();
         let Ok(fd) = name.parse::<u32>() else { continue };
+        if fd < SAVED_FD_BASE {
+            continue;
+        }
         // Saved copies are close-on-exec (the shell's children must not get
         // them); a descriptor the shell inherited is not, and says nothing.
-        let saved_copy = |flags: u32| writable(flags) && flags & libc::O_CLOEXEC as u32 != 0;
-        if fd < SAVED_FD_BASE || !fd_flags(pid, &name).is_some_and(saved_copy) {
+        let Some(flags) = fd_flags(pid, &name) else { continue };
+        if !writable(flags) || flags & libc::O_CLOEXEC as u32 == 0 {
             continue;
         }
         // A descriptor that closed while we looked saves nothing.
         if let Some(id) = fd_id(pid, fd) {
-            saved.push(id);
+            saved.push(Saved { id, flags });
         }
     }
     Some(saved)
