@@ -10,7 +10,9 @@
 //! - `shim`: real-tool resolution, the compress/passthrough policy, the child.
 //! - `store`, `history`: the raw object store and the SQLite call log.
 //! - `cli`: the `tokensieve` subcommands.
+//! - `agents`: each agent's own setting that puts the shims on its shell's PATH.
 
+pub mod agents;
 pub mod auditor;
 pub mod cli;
 pub mod handoff;
