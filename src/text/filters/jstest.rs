@@ -7,8 +7,8 @@
 use once_cell::sync::Lazy;
 use regex::Regex;
 
-use super::clean::{is_library_path, tidy};
 use super::{Filter, Invocation};
+use crate::text::clean::{is_library_path, tidy};
 
 pub struct JsTest;
 

@@ -6,8 +6,8 @@
 use once_cell::sync::Lazy;
 use regex::Regex;
 
-use super::clean::tidy;
 use super::{Filter, Invocation};
+use crate::text::clean::tidy;
 
 pub struct Tsc;
 pub struct Eslint;

@@ -13,8 +13,8 @@ use std::collections::HashSet;
 use once_cell::sync::Lazy;
 use regex::Regex;
 
-use super::clean::{shorten_long_lists, tidy};
 use super::{Filter, Invocation};
+use crate::text::clean::{shorten_long_lists, tidy};
 
 pub struct Install;
 pub struct NpmLs;

@@ -17,8 +17,8 @@ use std::collections::HashMap;
 use once_cell::sync::Lazy;
 use regex::Regex;
 
-use super::clean::tidy;
 use super::{Filter, Invocation};
+use crate::text::clean::tidy;
 
 pub struct Status;
 pub struct Diff;

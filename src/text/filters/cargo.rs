@@ -9,8 +9,8 @@ use std::collections::{HashMap, HashSet};
 use once_cell::sync::Lazy;
 use regex::Regex;
 
-use super::clean::is_library_path;
 use super::{Filter, Invocation};
+use crate::text::clean::is_library_path;
 
 pub struct Cargo;
 

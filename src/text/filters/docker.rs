@@ -9,9 +9,9 @@
 use once_cell::sync::Lazy;
 use regex::Regex;
 
-use super::clean::tidy;
 use super::kubectl::parse_table;
 use super::{Filter, Invocation};
+use crate::text::clean::tidy;
 
 pub struct Docker;
 
