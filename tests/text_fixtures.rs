@@ -92,6 +92,7 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
     ("search/grep-rn-raise", "grep grouping: indentation stripped; not halved"),
     ("search/rg-many-per-file", "grep grouping: indentation stripped, later hits as bare numbers"),
     ("docs/cat-anyhow-context", "document summarised as a log"),
+    ("docs/bd-show-spotter-dov3", "issue text summarised as a log"),
     ("docs/cat-architecture-md", "document summarised as a log"),
     ("docs/cat-json-decoder", "document summarised as a log"),
     ("docs/git-log-repo", "git log bodies cut to subjects"),
