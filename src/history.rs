@@ -68,7 +68,8 @@ impl Call {
             tool,
             subcommand,
             original_tokens: receipt.original as u64,
-            compressed_tokens: receipt.compressed as u64,
+            // What the agent paid: the output and the receipt line it read.
+            compressed_tokens: (receipt.compressed + receipt.overhead) as u64,
             shape: receipt.shape.to_string(),
             exit_code: hint.map(|h| h.exit_code).unwrap_or(0),
             duration_ms: duration.as_millis() as u64,

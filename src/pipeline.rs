@@ -1,7 +1,7 @@
 //! One captured stdout in, the text the agent should read out (or `None`:
 //! deliver the raw bytes). JSON goes through `json`, other text through `text`.
 
-use crate::auditor::{Encoding, Shape};
+use crate::auditor::{Encoding, ReceiptForm, Shape};
 
 /// What we know about the command that produced the bytes.
 #[derive(Clone, Debug, Default)]
@@ -23,11 +23,19 @@ pub struct Settings {
     /// Where the raw bytes of this call are kept (set by the handoff when the
     /// raw store is on), for summaries that point the agent at the full text.
     pub raw_note: Option<String>,
+    /// The receipt line's form: long for a person, short for an agent.
+    pub receipt: ReceiptForm,
 }
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { encoding: Encoding::Cl100k, aggressive: false, text_threshold: 4000, raw_note: None }
+        Settings {
+            encoding: Encoding::Cl100k,
+            aggressive: false,
+            text_threshold: 4000,
+            raw_note: None,
+            receipt: ReceiptForm::Long,
+        }
     }
 }
 
