@@ -3,6 +3,8 @@
 //! small real tool scripts after it, and TOKENSIEVE_HOME inside the temp dir.
 #![allow(dead_code)]
 
+pub mod aws;
+
 use std::ffi::OsString;
 use std::fs;
 use std::os::unix::fs::{PermissionsExt, symlink};
