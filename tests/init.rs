@@ -135,7 +135,9 @@ fn claude_config_dir_is_respected_and_doctor_sees_the_hook() {
             .output()
             .unwrap()
     };
-    fs::create_dir_all(&dir).unwrap(); // Claude Code is installed there
+    // Claude Code is installed there (and keeps files of its own).
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(dir.join(".claude.json"), "{}").unwrap();
     let out = run(&["init", "claude"]);
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("its Bash tool finds the shims"));
