@@ -8,6 +8,7 @@
 //! - `auditor`: exact BPE token counts and the receipt line.
 //! - `handoff`: writes stdout, then the receipt; stores raw, records history.
 //! - `shim`: real-tool resolution, the compress/passthrough policy, the child.
+//! - `jq`: jq programs (jaq) over a stored raw output, for `show --jq`.
 //! - `store`, `history`: the raw object store and the SQLite call log.
 //! - `cli`: the `tokensieve` subcommands.
 
@@ -15,6 +16,7 @@ pub mod auditor;
 pub mod cli;
 pub mod handoff;
 pub mod history;
+pub mod jq;
 pub mod json;
 pub mod pipeline;
 pub mod shim;

@@ -30,6 +30,7 @@ usage:
   tokensieve fetch -- 'CMD1' 'CMD2'...  run each (sh -c), merge outputs, compress once
   tokensieve show ID [--lines A:B] [--grep RE] [--path]
                                         a call's raw output (ID from the receipt)
+  tokensieve show ID --jq FILTER        a jq program over it (compact, within the budget)
   tokensieve gain [--since 24h|7d|all] [--json]
                                         recorded savings per command
   tokensieve install [TOOL...]          shim TOOLs (default: common agent CLIs on PATH)
@@ -97,6 +98,7 @@ fn run(args: Vec<OsString>) -> Result<ExitCode> {
             Long("lines") => show_opts.lines = Some(text(&mut parser)?),
             Long("grep") => show_opts.grep = Some(text(&mut parser)?),
             Long("path") => show_opts.path = true,
+            Long("jq") => show_opts.jq = Some(text(&mut parser)?),
             Long("since") => gain_opts.since = Some(text(&mut parser)?),
             Long("json") => gain_opts.json = true,
             Value(v) if positional.is_empty() && RAW_SUBCOMMANDS.contains(&v.to_str().unwrap_or("")) => {
@@ -111,7 +113,7 @@ fn run(args: Vec<OsString>) -> Result<ExitCode> {
     match sub {
         "decode" => inspect::decode(),
         "inspect" => inspect::inspect(stage.as_deref(), &global),
-        "show" => show::run(&show::Args::new(&positional[1..], show_opts)?),
+        "show" => show::run(&show::Args::new(&positional[1..], show_opts)?, &global),
         "gain" => gain::run(&gain::Args::new(&positional[1..], gain_opts)?),
         _ if positional.len() > 1 => bail!("unexpected argument '{}'", positional[1].to_string_lossy()),
         _ => filter::run(positional.first(), &global),
