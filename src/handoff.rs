@@ -39,6 +39,7 @@ pub fn deliver(
         Some(obj) => {
             local = settings.clone();
             local.raw_note = Some(raw_note(obj));
+            local.raw_id = Some(obj.id.clone());
             &local
         }
         None => settings,
@@ -116,7 +117,10 @@ fn settle_counted(
 ) -> (Vec<u8>, Receipt) {
     if let Some(r) = rendered {
         let compressed = auditor::count(settings.encoding, &r.text);
-        if compressed < original {
+        // A view stands in for an output past the budget: the raw bytes
+        // would be cut by the harness, so it wins whatever their count.
+        let view = matches!(r.shape, Shape::View { .. });
+        if compressed < original || view {
             let receipt = Receipt { original, compressed, shape: r.shape, raw_id: None };
             return (r.text.into_bytes(), receipt);
         }

@@ -9,20 +9,24 @@ use jaq_json::Val;
 
 /// Runs `filter` on every JSON value of `raw` (one document, or several
 /// whitespace-separated ones, as `jq` reads a file) and returns each output
-/// as compact JSON text, in order.
+/// as compact JSON text, in order. `slurp`: run it once on an array of all
+/// the values (jq's `--slurp`).
 ///
 /// Errors: a filter that does not parse or names an unknown function, input
 /// that is not JSON, or a runtime error (`.a` on an array) as jq states it.
-pub fn run(filter: &str, raw: &[u8]) -> Result<Vec<String>> {
+pub fn run(filter: &str, raw: &[u8], slurp: bool) -> Result<Vec<String>> {
     let compiled = compile(filter)?;
     let text = std::str::from_utf8(raw)
         .map_err(|_| anyhow!("this output is not JSON (not UTF-8 text); use --lines or --grep"))?;
     let text = crate::json::scrubber::scrub(text);
-    let inputs: Vec<Val> = jaq_json::read::parse_many(text.as_bytes())
+    let mut inputs: Vec<Val> = jaq_json::read::parse_many(text.as_bytes())
         .collect::<Result<_, _>>()
         .map_err(|e| anyhow!("this output is not JSON ({e}); use --lines or --grep for text"))?;
     if inputs.is_empty() {
         bail!("this output is empty, there is no JSON to query");
+    }
+    if slurp {
+        inputs = vec![inputs.into_iter().collect()];
     }
     let mut out = Vec::new();
     for input in inputs {
@@ -98,19 +102,20 @@ mod tests {
     #[test]
     fn runs_a_filter_over_each_document() {
         let raw = br#"{"a":[1,2]} {"a":[3]}"#;
-        assert_eq!(run(".a[]", raw).unwrap(), vec!["1", "2", "3"]);
-        assert_eq!(run("map(.+1)", b"[1,2]").unwrap(), vec!["[2,3]"]);
+        assert_eq!(run(".a[]", raw, false).unwrap(), vec!["1", "2", "3"]);
+        assert_eq!(run("map(.+1)", b"[1,2]", false).unwrap(), vec!["[2,3]"]);
+        assert_eq!(run(".[1:] | map(.a)", raw, true).unwrap(), vec!["[[3]]"]);
     }
 
     #[test]
     fn bad_filters_and_inputs_say_so() {
-        let e = run(".a[", b"{}").unwrap_err().to_string();
+        let e = run(".a[", b"{}", false).unwrap_err().to_string();
         assert!(e.starts_with("invalid jq filter '.a['"), "{e}");
-        let e = run("nosuchfn", b"{}").unwrap_err().to_string();
+        let e = run("nosuchfn", b"{}", false).unwrap_err().to_string();
         assert!(e.contains("undefined nosuchfn"), "{e}");
-        let e = run(".", b"hello world").unwrap_err().to_string();
+        let e = run(".", b"hello world", false).unwrap_err().to_string();
         assert!(e.contains("not JSON"), "{e}");
-        let e = run(".a", b"[1]").unwrap_err().to_string();
+        let e = run(".a", b"[1]", false).unwrap_err().to_string();
         assert!(e.starts_with("jq error:"), "{e}");
     }
 }

@@ -10,9 +10,11 @@
 //! - `shim`: real-tool resolution, the compress/passthrough policy, the child.
 //! - `jq`: jq programs (jaq) over a stored raw output, for `show --jq`.
 //! - `store`, `history`: the raw object store and the SQLite call log.
+//! - `budget`, `view`: the stdout budget and the views printed above it.
 //! - `cli`: the `tokensieve` subcommands.
 
 pub mod auditor;
+pub mod budget;
 pub mod cli;
 pub mod handoff;
 pub mod history;
@@ -22,6 +24,7 @@ pub mod pipeline;
 pub mod shim;
 pub mod store;
 pub mod text;
+pub mod view;
 
 use std::ffi::OsString;
 use std::path::Path;

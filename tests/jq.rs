@@ -156,7 +156,7 @@ fn jaq_equals_jq_on_the_fixtures() {
         assert!(real.status.success(), "jq refused {filter:?}: {}", String::from_utf8_lossy(&real.stderr));
         let expected = values(&String::from_utf8(real.stdout).unwrap());
         let raw = std::fs::read(&path).unwrap();
-        match tokensieve::jq::run(filter, &raw) {
+        match tokensieve::jq::run(filter, &raw, false) {
             Ok(ours) => {
                 let ours = values(&ours.join("\n"));
                 if ours != expected {
@@ -205,7 +205,7 @@ fn show_jq_delivers_a_compact_answer_with_a_receipt() {
     // Compact: a table, not JSON; and it decodes to jq's answer.
     assert!(text.starts_with("[20]{Key,Size"), "{text}");
     let decoded = tokensieve::json::decode::decode(&text).unwrap();
-    let expected = tokensieve::jq::run(".Contents[:20] | map({Key, Size})", &raw).unwrap();
+    let expected = tokensieve::jq::run(".Contents[:20] | map({Key, Size})", &raw, false).unwrap();
     assert_eq!(decoded, serde_json::from_str::<Value>(&expected[0]).unwrap());
     assert!(String::from_utf8(out.stderr).unwrap().contains("Shape: Outline"));
     // A scalar answer passes as it is.

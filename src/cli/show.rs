@@ -23,6 +23,7 @@ pub(crate) struct Options {
     pub grep: Option<String>,
     pub path: bool,
     pub jq: Option<String>,
+    pub slurp: bool,
 }
 
 /// A 1-based inclusive line range; `end: None` runs to the last line.
@@ -39,6 +40,7 @@ pub(crate) struct Args {
     pub grep: Option<Regex>,
     pub path: bool,
     pub jq: Option<String>,
+    pub slurp: bool,
 }
 
 impl Args {
@@ -59,7 +61,10 @@ impl Args {
         if opts.jq.is_some() && (lines.is_some() || grep.is_some() || opts.path) {
             bail!("--jq queries the JSON; it does not combine with --lines, --grep or --path");
         }
-        Ok(Args { id, lines, grep, path: opts.path, jq: opts.jq })
+        if opts.slurp && opts.jq.is_none() {
+            bail!("--slurp goes with --jq (it reads every JSON value of the output into one array)");
+        }
+        Ok(Args { id, lines, grep, path: opts.path, jq: opts.jq, slurp: opts.slurp })
     }
 }
 
@@ -136,7 +141,7 @@ pub(crate) fn run(args: &Args, global: &Global) -> Result<ExitCode> {
         return Ok(ExitCode::from(1));
     }
     if let Some(filter) = &args.jq {
-        return query(&raw, filter, global);
+        return query(&raw, filter, args.slurp, global);
     }
     let mut out = io::stdout().lock();
     let mut matched = false;
@@ -171,11 +176,12 @@ pub(crate) fn run(args: &Args, global: &Global) -> Result<ExitCode> {
     Ok(if args.grep.is_some() && !matched { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
-/// `--jq`: the program's outputs, one compact JSON value per line (as
+/// `--jq` (with `--slurp`: over one array of every value, for JSON lines):
+/// the program's outputs, one compact JSON value per line (as
 /// `jq -c` prints them), delivered like any captured output.
-fn query(raw: &[u8], filter: &str, global: &Global) -> Result<ExitCode> {
+fn query(raw: &[u8], filter: &str, slurp: bool, global: &Global) -> Result<ExitCode> {
     let started = Instant::now();
-    let outputs = match jq::run(filter, raw) {
+    let outputs = match jq::run(filter, raw, slurp) {
         Ok(o) => o,
         Err(e) => {
             eprintln!("tokensieve: {e:#}");

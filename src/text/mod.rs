@@ -69,6 +69,18 @@ fn filter_for(command: &[String]) -> Option<(Invocation, &'static dyn Filter)> {
     Some((inv, f))
 }
 
+/// Whether a line carries signal (error/warn/fail words, HTTP 4xx/5xx...):
+/// the per-line test the budgeted view (`crate::view`) ranks lines by.
+pub fn is_signal(line: &str) -> bool {
+    generic::is_signal(line)
+}
+
+/// The cleaning every text path starts with (ANSI, `\r` redraws, trailing
+/// blanks); line numbers stay those of the input.
+pub fn cleaned(text: &str) -> String {
+    clean::clean(text)
+}
+
 /// Whether a tool-aware filter wants this command's stdout buffered (the
 /// shim streams everything else straight through).
 pub fn claims(command: &[String]) -> bool {
