@@ -65,11 +65,19 @@ pub fn render(raw: &[u8], hint: Option<&Hint>, settings: &Settings) -> Option<Re
     let rendered = crate::text::render(text, hint, settings);
     // Past the budget (the summary, or the text that would pass as it is):
     // a view by signal priority rather than the harness's blind cut.
-    let shown = rendered.as_ref().map_or(text, |r| r.text.as_str());
-    if !budget::fits(shown, settings.budget) {
-        return Some(crate::view::text(text, hint, settings));
+    match rendered {
+        Some(r) if !budget::fits(&r.text, settings.budget) => {
+            // A tool-aware summary keeps its facts in its own lines: view
+            // those; the generic one is the raw output folded, view the raw.
+            let summary = matches!(&r.shape, Shape::Text(name) if name != "generic").then_some(r.shape);
+            match summary {
+                Some(shape) => Some(crate::view::text(&r.text, Some(shape), hint, settings)),
+                None => Some(crate::view::text(text, None, hint, settings)),
+            }
+        }
+        None if !budget::fits(text, settings.budget) => Some(crate::view::text(text, None, hint, settings)),
+        other => other,
     }
-    rendered
 }
 
 /// NUL bytes or invalid UTF-8 mean binary: never touched.

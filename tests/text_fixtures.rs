@@ -22,6 +22,8 @@ fn run(cmd: &str, exit: i64, input: &[u8], home: &Path) -> Outcome {
         .env("TOKENSIEVE_HOME", home)
         .env_remove("TOKENSIEVE")
         .env_remove("CLAUDECODE")
+        .env_remove("TOKENSIEVE_BUDGET")
+        .env_remove("BASH_MAX_OUTPUT_LENGTH")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -85,6 +87,10 @@ fn check_dir(dir: &Path, min: usize) {
         }
         if o.original >= 2000 && o.compressed * 2 > o.original {
             problems.push(format!("{name}: large output not halved ({} → {})", o.original, o.compressed));
+        }
+        // The default budget (SPEC §6b): what the agent reads fits the window.
+        if o.stdout.chars().count() > tokensieve::budget::DEFAULT {
+            problems.push(format!("{name}: {} chars of stdout, over the budget", o.stdout.chars().count()));
         }
         if o.shape == "raw" {
             assert_eq!(o.stdout.as_bytes(), &raw[..], "{name}: raw shape must deliver the exact bytes");

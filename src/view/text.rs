@@ -20,17 +20,27 @@ const MAX_LINE: usize = 500;
 /// Room kept for each gap line (`… lines 120-450 not shown: ...`).
 const GAP_COST: usize = 90;
 
-pub fn text(raw: &str, hint: Option<&Hint>, settings: &Settings) -> Rendered {
+/// The view of `text`: the raw output (`summary: None`; gaps then name
+/// their `--lines` range), or a tool-aware summary that is itself over the
+/// budget (`Some(shape)` of the summary: its lines are the tool's facts).
+pub fn text(text: &str, summary: Option<Shape>, hint: Option<&Hint>, settings: &Settings) -> Rendered {
     let budget = settings.budget.unwrap_or(budget::DEFAULT);
-    let cleaned = crate::text::cleaned(raw);
-    let lines: Vec<&str> = cleaned.lines().collect();
-    let n = lines.len();
     let exit = hint.map_or(0, |h| h.exit_code);
+    let from_raw = summary.is_none();
+    let cleaned = if from_raw { crate::text::cleaned(text) } else { text.to_owned() };
+    let mut lines: Vec<&str> = cleaned.lines().collect();
+    // The status goes last whatever else is cut.
+    if !from_raw && exit != 0 && lines.last() == Some(&format!("exit {exit}").as_str()) {
+        lines.pop();
+    }
+    let raw = text;
+    let n = lines.len();
     let signal: Vec<usize> = (0..n).filter(|&i| crate::text::is_signal(lines[i])).collect();
 
     let show = |args: &str| super::show(settings, args);
+    let what = if from_raw { "" } else { " of the summary" };
     let header = format!(
-        "# view: {n} lines, {} chars, over the {budget}-char budget; {} signal lines (error/warn/fail...); {}",
+        "# view: {n} lines{what}, {} chars, over the {budget}-char budget; {} signal lines (error/warn/fail...); {}",
         budget::chars(raw),
         signal.len(),
         show("").map_or_else(|| "the raw output was not stored".to_string(), |c| format!("all of it: {c}"))
@@ -78,7 +88,7 @@ pub fn text(raw: &str, hint: Option<&Hint>, settings: &Settings) -> Rendered {
         if kept[i] {
             continue;
         }
-        let cost = budget::chars(&shown_line(lines[i], i, settings)) + 1;
+        let cost = budget::chars(&shown_line(lines[i], from_raw.then_some(i), settings)) + 1;
         let left_hidden = i > 0 && !kept[i - 1];
         let right_hidden = i + 1 < n && !kept[i + 1];
         // Keeping `i` splits its gap, ends it, or moves its edge.
@@ -100,7 +110,7 @@ pub fn text(raw: &str, hint: Option<&Hint>, settings: &Settings) -> Rendered {
     let mut i = 0;
     while i < n {
         if kept[i] {
-            out.push(shown_line(lines[i], i, settings));
+            out.push(shown_line(lines[i], from_raw.then_some(i), settings));
             i += 1;
             continue;
         }
@@ -129,16 +139,17 @@ fn leading(line: &str) -> usize {
     line.len() - line.trim_start().len()
 }
 
-/// A line as the view shows it: whole, or its start and the command that
-/// prints all of it.
-fn shown_line(line: &str, i: usize, settings: &Settings) -> String {
+/// A line as the view shows it: whole, or its start and (for a line of the
+/// raw output, number `raw_line` from 0) the command that prints all of it.
+fn shown_line(line: &str, raw_line: Option<usize>, settings: &Settings) -> String {
     if budget::chars(line) <= MAX_LINE {
         return line.to_owned();
     }
     let cut: String = line.chars().take(MAX_LINE).collect();
     let rest = budget::chars(line) - MAX_LINE;
-    let cmd =
-        super::show(settings, &format!("--lines {}", i + 1)).map_or_else(String::new, |c| format!("; {c}"));
+    let cmd = raw_line
+        .and_then(|i| super::show(settings, &format!("--lines {}", i + 1)))
+        .map_or_else(String::new, |c| format!("; {c}"));
     format!("{cut}… (+{rest} chars{cmd})")
 }
 
@@ -158,7 +169,7 @@ mod tests {
         lines[1702] = "ValueError: bad id".into();
         let raw = lines.join("\n");
         let hint = Hint { command: vec!["server".into()], exit_code: 1 };
-        let r = text(&raw, Some(&hint), &settings(4000));
+        let r = text(&raw, None, Some(&hint), &settings(4000));
         assert!(budget::chars(&r.text) <= 4000, "{}", r.text.len());
         for l in &lines[1699..=1702] {
             assert!(r.text.contains(l.as_str()), "{l} missing:\n{}", r.text);
@@ -181,7 +192,7 @@ mod tests {
     #[test]
     fn long_lines_are_cut_with_the_command_for_all_of_it() {
         let raw = format!("short\n{}\nend\n", "x".repeat(30_000));
-        let r = text(&raw, None, &settings(2000));
+        let r = text(&raw, None, None, &settings(2000));
         assert!(budget::chars(&r.text) <= 2000);
         assert!(r.text.contains("(+29500 chars; tokensieve show feedbeef --lines 2)"), "{}", r.text);
     }
