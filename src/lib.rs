@@ -11,7 +11,9 @@
 //! - `store`, `history`: the raw object store and the SQLite call log.
 //! - `homefs`: the one way to write under the home (no symlink followed).
 //! - `cli`: the `tokensieve` subcommands.
+//! - `agents`: each agent's own setting that puts the shims on its shell's PATH.
 
+pub mod agents;
 pub mod auditor;
 pub mod cli;
 pub mod handoff;
