@@ -4,7 +4,7 @@
 //! `must_keep` string survives, a non-zero status is stated as `exit N`, and
 //! the receipt never shows more tokens out than in; outputs of 2,000+ tokens
 //! are at least halved and each set saves 80 % overall. The set folders under
-//! fixtures/text/local (build, tests, lint, logs, pkg, search, docs: see the
+//! fixtures/text/local (build, tests, lint, logs, pkg, search, vcs, docs: see the
 //! README there) are checked the same way; a set whose `KIND` file reads
 //! `documents` is checked for must_keep and never-worse only.
 //!
@@ -195,7 +195,7 @@ fn local_sets_keep_signal_and_save_tokens() {
         .filter(|p| p.is_dir() && p.file_name().is_some_and(|n| n != "repro"))
         .collect();
     sets.sort();
-    assert!(sets.len() >= 7, "expected the seven capture sets in {}", local.display());
+    assert!(sets.len() >= 8, "expected the eight capture sets in {}", local.display());
     for set in &sets {
         check_dir(set, 1);
     }
