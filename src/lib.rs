@@ -11,13 +11,17 @@
 //! - `jq`: jq programs (jaq) over a stored raw output, for `show --jq`.
 //! - `store`, `history`: the raw object store and the SQLite call log.
 //! - `budget`, `view`: the stdout budget and the views printed above it.
+//! - `homefs`: the one way to write under the home (no symlink followed).
 //! - `cli`: the `tokensieve` subcommands.
+//! - `agents`: each agent's own setting that puts the shims on its shell's PATH.
 
+pub mod agents;
 pub mod auditor;
 pub mod budget;
 pub mod cli;
 pub mod handoff;
 pub mod history;
+pub mod homefs;
 pub mod jq;
 pub mod json;
 pub mod pipeline;

@@ -2,7 +2,7 @@
 //! output, chosen by priority, in their own order, with every gap stated as
 //! the `--lines` range that shows it.
 //!
-//! Priority: signal lines (`text::is_signal`) with their blocks (the line
+//! Priority: signal lines (the signal ledger, `text::ledger`) with their blocks (the line
 //! before, and the indented or signal lines after), first to last; then the
 //! first `HEAD` and last `TAIL` lines; then more of the start and end, as
 //! room allows.
@@ -35,12 +35,13 @@ pub fn text(text: &str, summary: Option<Shape>, hint: Option<&Hint>, settings: &
     }
     let raw = text;
     let n = lines.len();
-    let signal: Vec<usize> = (0..n).filter(|&i| crate::text::is_signal(lines[i])).collect();
+    let ledger = crate::text::ledger::scan(lines.iter().copied());
+    let signal: Vec<usize> = ledger.entries.iter().map(|e| e.line).collect();
 
     let show = |args: &str| super::show(settings, args);
     let what = if from_raw { "" } else { " of the summary" };
     let header = format!(
-        "# view: {n} lines{what}, {} chars, over the {budget}-char budget; {} signal lines (error/warn/fail...); {}",
+        "# view: {n} lines{what}, {} chars, over the {budget}-char budget; {} signal lines; {}",
         budget::chars(raw),
         signal.len(),
         show("").map_or_else(|| "the raw output was not stored".to_string(), |c| format!("all of it: {c}"))
@@ -63,7 +64,7 @@ pub fn text(text: &str, summary: Option<Shape>, hint: Option<&Hint>, settings: &
         order.extend(s.saturating_sub(1)..=s);
         let indent = leading(lines[s]);
         let mut j = s + 1;
-        while j < n && j <= s + BLOCK && (leading(lines[j]) > indent || crate::text::is_signal(lines[j])) {
+        while j < n && j <= s + BLOCK && (leading(lines[j]) > indent || ledger.kind(j).is_some()) {
             order.push(j);
             j += 1;
         }
@@ -118,8 +119,7 @@ pub fn text(text: &str, summary: Option<Shape>, hint: Option<&Hint>, settings: &
         while i < n && !kept[i] {
             i += 1;
         }
-        let hidden = &lines[start..i];
-        let sig = hidden.iter().filter(|l| crate::text::is_signal(l)).count();
+        let sig = (start..i).filter(|&j| ledger.kind(j).is_some()).count();
         let what = if sig > 0 { format!(", {sig} signal") } else { String::new() };
         let cmd =
             show(&format!("--lines {}:{}", start + 1, i)).map_or_else(String::new, |c| format!(": {c}"));
