@@ -75,7 +75,8 @@ pub fn deliver(
     emit(&out, &receipt)?;
 
     let history_started = Instant::now();
-    let call = history::Call::new(hint, &receipt, started.elapsed());
+    let harness = crate::budget::harness_tokens(settings.encoding, raw, receipt.original, settings.budget);
+    let call = history::Call::new(hint, &receipt, harness, started.elapsed());
     if let Err(e) = history.and_then(|db| history::record(&db, home, &call)) {
         warnings.push(format!("call not recorded: {}", history::describe_error(&e, home)));
     }

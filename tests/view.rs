@@ -432,3 +432,30 @@ fn a_long_text_output_is_a_view_by_signal_priority() {
         log[a - 1..b].iter().map(|l| format!("{l}\n")).collect::<String>()
     );
 }
+
+#[test]
+fn gain_counts_savings_against_what_the_harness_would_have_shown() {
+    let home = tempfile::tempdir().unwrap();
+    let raw = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/json/aws/ec2-describe-images-owners-amazon.json"),
+    )
+    .unwrap();
+    let out = run(home.path(), &[], &[], &raw);
+    let err = String::from_utf8(out.stderr).unwrap();
+    let original: u64 = receipt_field(&err, "Original").unwrap().trim_end_matches(" tok").parse().unwrap();
+    let shown: u64 = receipt_field(&err, "Compressed").unwrap().trim_end_matches(" tok").parse().unwrap();
+    // What a harness keeping 25,000 chars (head and tail) would have shown.
+    let text = String::from_utf8(raw.clone()).unwrap();
+    let chars: Vec<char> = text.chars().collect();
+    let head: String = chars[..12_500].iter().collect();
+    let tail: String = chars[chars.len() - 12_500..].iter().collect();
+    let enc = tokensieve::auditor::Encoding::Cl100k;
+    let harness = (tokensieve::auditor::count(enc, &head) + tokensieve::auditor::count(enc, &tail)) as u64;
+    let gain = run(home.path(), &["gain", "--json"], &[], b"");
+    let v: Value = serde_json::from_slice(&gain.stdout).unwrap();
+    assert_eq!(v["original_tokens"], original);
+    assert_eq!(v["harness_tokens"], harness);
+    assert_eq!(v["saved_vs_harness_tokens"], harness as i64 - shown as i64);
+    assert!(harness < original / 10);
+}
