@@ -96,6 +96,14 @@ pub enum Shape {
     Flow,
     /// A text summary, named by the filter that made it (`cargo-test`, `generic`...).
     Text(String),
+    /// A budgeted view (`crate::view`): `shown` of `total` rows or lines,
+    /// the body written in shape `of`.
+    View {
+        of: Box<Shape>,
+        shown: usize,
+        total: usize,
+        unit: &'static str,
+    },
 }
 
 impl fmt::Display for Shape {
@@ -108,6 +116,7 @@ impl fmt::Display for Shape {
             Shape::Outline => f.write_str("Outline"),
             Shape::Flow => f.write_str("Flow"),
             Shape::Text(name) => write!(f, "text:{name}"),
+            Shape::View { of, shown, total, unit } => write!(f, "{of} view {shown}/{total} {unit}"),
         }
     }
 }
@@ -146,6 +155,10 @@ impl Receipt {
             ReceiptForm::Short if self.shape == Shape::Raw => None,
             ReceiptForm::Short => {
                 let mut line = format!("[tokensieve {}→{} tok", self.original, self.compressed);
+                // A view says so: the agent must know rows were left out.
+                if let Shape::View { shown, total, unit, .. } = &self.shape {
+                    line.push_str(&format!(" · view {shown}/{total} {unit}"));
+                }
                 if let Some(id) = &self.raw_id {
                     line.push_str(" · raw ");
                     line.push_str(&id[..id.len().min(SHORT_ID)]);
@@ -212,6 +225,12 @@ mod tests {
             assert!(r.overhead_of(ReceiptForm::Short, enc) <= 20, "{enc:?}: {line}");
         }
         assert_eq!(r.overhead_of(ReceiptForm::Long, Encoding::Cl100k), 0);
+        let view = Shape::View { of: Box::new(Shape::Outline), shown: 120, total: 1183, unit: "rows" };
+        let viewed = Receipt { shape: view, ..r.clone() };
+        assert_eq!(
+            viewed.line(ReceiptForm::Short).unwrap(),
+            "[tokensieve 987654→123456 tok · view 120/1183 rows · raw 9439d8b8]"
+        );
         let untouched = Receipt { shape: Shape::Raw, raw_id: None, ..r };
         assert_eq!(untouched.line(ReceiptForm::Short), None);
         assert!(untouched.line(ReceiptForm::Long).unwrap().ends_with("Shape: raw"));

@@ -41,6 +41,7 @@ pub fn deliver(
         Some(obj) => {
             local = settings.clone();
             local.raw_note = Some(raw_note(obj));
+            local.raw_id = Some(obj.id.clone());
             &local
         }
         None => settings,
@@ -79,7 +80,8 @@ pub fn deliver(
     emit(&out, receipt.line(settings.receipt).as_deref())?;
 
     let history_started = Instant::now();
-    let call = history::Call::new(hint, &receipt, started.elapsed());
+    let harness = crate::budget::harness_tokens(settings.encoding, raw, receipt.original, settings.budget);
+    let call = history::Call::new(hint, &receipt, harness, started.elapsed());
     if let Err(e) = history.and_then(|db| history::record(&db, home, &call)) {
         warnings.push(format!("call not recorded: {}", history::describe_error(&e, home)));
     }
@@ -134,7 +136,10 @@ fn settle_counted(
         };
         receipt.overhead = receipt.overhead_of(settings.receipt, settings.encoding);
         receipt.raw_id = None;
-        if compressed + receipt.overhead < original {
+        // A view stands in for an output past the budget: the raw bytes
+        // would be cut by the harness, so it wins whatever their count.
+        let view = matches!(receipt.shape, Shape::View { .. });
+        if compressed + receipt.overhead < original || view {
             return (r.text.into_bytes(), receipt);
         }
     }
