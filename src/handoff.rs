@@ -39,6 +39,7 @@ pub fn deliver(
         Some(obj) => {
             local = settings.clone();
             local.raw_note = Some(raw_note(obj));
+            local.raw_id = Some(obj.id.clone());
             &local
         }
         None => settings,

@@ -23,11 +23,20 @@ pub struct Settings {
     /// Where the raw bytes of this call are kept (set by the handoff when the
     /// raw store is on), for summaries that point the agent at the full text.
     pub raw_note: Option<String>,
+    /// The id of that stored raw output (`tokensieve show ID`), for lines
+    /// that give the exact command showing what they count.
+    pub raw_id: Option<String>,
 }
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { encoding: Encoding::Cl100k, aggressive: false, text_threshold: 4000, raw_note: None }
+        Settings {
+            encoding: Encoding::Cl100k,
+            aggressive: false,
+            text_threshold: 4000,
+            raw_note: None,
+            raw_id: None,
+        }
     }
 }
 

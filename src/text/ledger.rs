@@ -213,7 +213,7 @@ impl Scanner {
 }
 
 /// A stack frame line (`at …`): `Some(true)` when it is the user's code.
-fn frame_of(line: &str) -> Option<bool> {
+pub fn frame_of(line: &str) -> Option<bool> {
     let body = line.trim_start();
     if body.len() == line.len() {
         return None;
@@ -232,6 +232,11 @@ fn frame_of(line: &str) -> Option<bool> {
         return Some(!(is_library_path(path) || path.starts_with("node:")));
     }
     None
+}
+
+/// Whether `line` reads like the error an `at` stack unwinds.
+pub fn is_error_line(line: &str) -> bool {
+    ERROR_LINE.is_match(line)
 }
 
 /// Packages of the JVM's runtime and of common frameworks: their frames are
@@ -387,7 +392,7 @@ static DETECTOR_SPECS: &[(Kind, &str)] = &[
     // the tool's own summary and footer lines
     (
         Kind::Summary,
-        r"^\s*(?:test result: |Tests?:\s|Test Suites:|Test Files\s|Snapshots:\s|Ran \d+ tests? in |Summary \[)",
+        r"^\s*(?:test result: |(?:Tests?:?|Test Suites:|Test Files)\s+\d+ \w|Ran \d+ tests? in |Summary \[)",
     ),
     (
         Kind::Summary,
@@ -432,7 +437,7 @@ static DETECTOR_KINDS: Lazy<Vec<Kind>> = Lazy::new(|| DETECTOR_SPECS.iter().map(
 /// the output.
 static COUNT_LINE: Lazy<Regex> = Lazy::new(|| {
     Regex::new(
-        r"(?i)(?-u:\b)\d+ (?:passed|failed|failures?|errors?|warnings?|problems?|tests?|skipped|files?|packages?|issues?|checks?|suites?|examples?|assertions?|findings?|vulnerabilit\w*)(?-u:\b)",
+        r"(?i)(?-u:\b)\d+ (?:passed|failed|failures?|errors?|warnings?|problems?|skipped|files?|packages?|issues?|checks?|suites?|examples?|assertions?|findings?|vulnerabilit\w*)(?-u:\b)",
     )
     .expect("valid count regex")
 });

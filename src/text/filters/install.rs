@@ -3,8 +3,7 @@
 //!
 //! Installs: download/progress/collecting lines and funding nags go; the
 //! result line (`added 268 packages`, `Successfully installed ...`),
-//! warnings (deduplicated), errors and vulnerability counts stay; very long
-//! version lists in errors are shortened.
+//! warnings (deduplicated), errors and vulnerability counts stay, as printed.
 //! `npm ls`: the root and its direct dependencies stay, each with the count of
 //! packages below it; problems (missing, invalid, extraneous) always stay.
 
@@ -14,7 +13,7 @@ use once_cell::sync::Lazy;
 use regex::Regex;
 
 use super::{Filter, Invocation};
-use crate::text::clean::{shorten_long_lists, tidy};
+use crate::text::clean::tidy;
 
 pub struct Install;
 pub struct NpmLs;
@@ -87,7 +86,7 @@ impl Filter for Install {
                 dropped += 1;
                 continue;
             }
-            out.push(shorten_long_lists(t));
+            out.push(t.to_string());
         }
         if !satisfied.is_empty() {
             let more = if satisfied.len() > 20 {

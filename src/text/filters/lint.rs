@@ -25,8 +25,6 @@ static PY_SUMMARY: Lazy<Regex> = Lazy::new(|| {
 });
 static CODE_FRAME: Lazy<Regex> =
     Lazy::new(|| Regex::new(r"^\s*(?:\d+\s*)?[|│]|^\s*[\^~]+\s*$|^\s*\d*\s+[-+] |^\s*\d*\s+[-+]$").unwrap());
-/// mypy's "(checked N source files)": how much was read, not what is wrong.
-static CHECKED: Lazy<Regex> = Lazy::new(|| Regex::new(r" \(checked \d+ source files?\)$").unwrap());
 static WRAPPER: Lazy<Regex> = Lazy::new(|| Regex::new(r"^npm (?:warn|WARN|notice) |^> ").unwrap());
 
 impl Filter for Tsc {
@@ -91,10 +89,7 @@ impl Filter for PyLint {
         }
         sift(
             text,
-            |l| {
-                (PY_FINDING.is_match(l) || PY_SUMMARY.is_match(l))
-                    .then(|| CHECKED.replace(l, "").into_owned())
-            },
+            |l| (PY_FINDING.is_match(l) || PY_SUMMARY.is_match(l)).then(|| l.to_string()),
             |l| CODE_FRAME.is_match(l) || l.trim().is_empty() || l.starts_with("*****"),
         )
     }
@@ -122,16 +117,16 @@ fn sift(
 }
 
 /// ruff's full format: `CODE message` then ` --> path:l:c`, a code frame and
-/// `help:` lines. Kept as `CODE message` + `path:l:c` + help.
+/// `help:` lines. Kept as `CODE message` + `--> path:l:c` + help.
 fn rustc_shaped(text: &str) -> Option<String> {
     let lines: Vec<&str> = text.lines().collect();
     let mut out = Vec::new();
     let mut anchored = false;
     for (i, line) in lines.iter().enumerate() {
         let t = line.trim_start();
-        if let Some(path) = t.strip_prefix("--> ") {
+        if t.starts_with("--> ") {
             anchored = true;
-            out.push(path.trim().to_string());
+            out.push(t.to_string());
         } else if CODE_FRAME.is_match(line) || line.trim().is_empty() {
         } else if line.starts_with(' ')
             && lines.get(i + 1).is_none_or(|n| !n.trim_start().starts_with("--> "))
@@ -165,7 +160,7 @@ mod tests {
         let out = PyLint.summarize(&inv("mypy --pretty app.py"), text, 1).unwrap();
         assert_eq!(
             out,
-            "app.py:3: error: Incompatible return value type (got \"int\", expected \"str\")  [return-value]\n    return 1\nFound 1 error in 1 file\n"
+            "app.py:3: error: Incompatible return value type (got \"int\", expected \"str\")  [return-value]\n    return 1\nFound 1 error in 1 file (checked 1 source file)\n"
         );
     }
 
@@ -175,7 +170,7 @@ mod tests {
         let out = PyLint.summarize(&inv("ruff check ."), text, 1).unwrap();
         assert_eq!(
             out,
-            "F401 [*] `os` imported but unused\napp.py:1:8\nhelp: Remove unused import: `os`\nFound 1 error.\n[*] 1 fixable with the `--fix` option.\n"
+            "F401 [*] `os` imported but unused\n--> app.py:1:8\nhelp: Remove unused import: `os`\nFound 1 error.\n[*] 1 fixable with the `--fix` option.\n"
         );
     }
 }

@@ -13,7 +13,7 @@ mod jstest;
 mod kubectl;
 mod lint;
 mod listing;
-pub(crate) mod python;
+mod python;
 
 pub use crate::text::command::Invocation;
 
