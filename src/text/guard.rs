@@ -151,6 +151,29 @@ pub fn similar_pattern(line: &str) -> String {
     out
 }
 
+/// A text with its ledger, for tests that need a `Source` (stored as `abc123`).
+#[cfg(test)]
+pub(crate) struct Owned {
+    text: String,
+    ledger: Ledger,
+}
+
+#[cfg(test)]
+impl Owned {
+    pub fn new(text: &str) -> Owned {
+        Owned { text: text.to_string(), ledger: crate::text::ledger::scan(text.split('\n')) }
+    }
+
+    pub fn src(&self) -> Source<'_> {
+        Source {
+            raw: raw_lines(&self.text),
+            cleaned: self.text.split('\n').collect(),
+            ledger: &self.ledger,
+            id: Some("abc123"),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

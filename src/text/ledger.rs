@@ -9,8 +9,10 @@
 //!
 //! The detectors (each documented in docs/ARCHITECTURE.md, Text section):
 //! - `diagnostic`: compiler and checker findings — `path:line[:col]: error|
-//!   warning|fatal …`, rustc `error[E…]:`/`error:`/`warning:` headers,
-//!   `--> path:line:col`, `error TS…`.
+//!   warning|fatal|style|portability|performance …`, `path:l:c - error`,
+//!   lint codes after a location (`E302`, `C0103:`), notes that carry a
+//!   check code (`[SC2086]`), rustc `error[E…]:`/`error:`/`warning:` headers,
+//!   `--> path:line:col` outside the toolchain, `error TS…`.
 //! - `trace`: stack traces — Python (`Traceback …`, user frames, the final
 //!   exception line, the chaining lines), Java (the exception line before its
 //!   frames, user frames, `Caused by:`), Node and .NET (`at …` frames of user
@@ -362,8 +364,11 @@ static DETECTOR_SPECS: &[(Kind, &str)] = &[
     // compiler and checker diagnostics
     (
         Kind::Diagnostic,
-        r"^\S.*?(?::\d+(?::\d+)?|\(\d+,\d+\)): (?:fatal error|error|warning|fatal|Error|Warning)(?:\[[^\]]*\]| [A-Z]+\d+)?:? ",
+        r"^\S.*?(?::\d+(?::\d+)?|\(\d+,\d+\)): (?:fatal error|error|warning|fatal|Error|Warning|style|portability|performance)(?:\[[^\]]*\]| [A-Z]+\d+)?:? ",
     ),
+    (Kind::Diagnostic, r"^\s*\S+:\d+:\d+ - (?:error|warning)(?-u:\b)"),
+    (Kind::Diagnostic, r"^\S+?:\d+(?::\d+)?: [A-Z]{1,3}\d{3,5}[: ]"),
+    (Kind::Diagnostic, r"^\S+?:\d+(?::\d+)?: (?:note|info|information|hint): .*\[[A-Z]+\d+\]$"),
     (Kind::Diagnostic, r"^(?:error|warning)(?:\[[A-Za-z]+\d+\])?: \S"),
     (Kind::Diagnostic, r"^\s*--> \S+:\d+:\d+"),
     (Kind::Diagnostic, r"(?-u:\b)error TS\d+(?-u:\b)"),

@@ -59,7 +59,7 @@ pub fn render(text: &str, hint: Option<&Hint>, settings: &Settings) -> Option<Re
     let exit = hint.exit_code;
 
     if let Some((inv, filter)) = filter_for(&hint.command)
-        && let Some(body) = filter.summarize(&inv, &cleaned, exit)
+        && let Some(body) = filter.summarize(&inv, &cleaned, &src)
     {
         let body =
             if text.len() > 2 * settings.text_threshold { cap(body, text.len(), note, &src) } else { body };
@@ -414,7 +414,7 @@ mod robustness {
             ];
             for piece in &pieces {
                 for f in filters::FILTERS {
-                    let _ = f.summarize(&inv, piece, 1);
+                    let _ = f.summarize(&inv, piece, &guard::Owned::new(piece).src());
                 }
                 let hint = Hint { command: vec!["tool".into()], exit_code: 1 };
                 let _ = render(piece, Some(&hint), &Settings { text_threshold: 500, ..Settings::default() });

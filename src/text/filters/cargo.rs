@@ -12,6 +12,7 @@ use regex::Regex;
 
 use super::{Filter, Invocation};
 use crate::text::clean::is_library_path;
+use crate::text::guard::Source;
 
 pub struct Cargo;
 
@@ -63,7 +64,7 @@ impl Filter for Cargo {
             )
     }
 
-    fn summarize(&self, _inv: &Invocation, text: &str, _exit: i32) -> Option<String> {
+    fn summarize(&self, _inv: &Invocation, text: &str, _src: &Source) -> Option<String> {
         summarize(text)
     }
 }
@@ -225,8 +226,8 @@ pub fn diagnostic(lines: &[&str], start: usize, out: &mut Vec<String>) -> usize 
             if is_library_path(path) {
                 loc_at = None;
             } else {
-                // quoted as printed (`--> src/a.rs:4:27`), the code frame's labels after it
-                out.push(line.trim().to_string());
+                // quoted as printed (` --> src/a.rs:4:27`), the code frame's labels after it
+                out.push(line.to_string());
                 loc_at = Some(out.len() - 1);
                 labelled = false;
             }
@@ -314,7 +315,7 @@ mod tests {
         let out = summarize(text).unwrap();
         assert_eq!(
             out,
-            "error[E0308]: mismatched types\n--> src/lib.rs:4:27: expected `u32`, found `i64`\nerror: could not compile `k` (lib) due to 1 previous error\n"
+            "error[E0308]: mismatched types\n --> src/lib.rs:4:27: expected `u32`, found `i64`\nerror: could not compile `k` (lib) due to 1 previous error\n"
         );
     }
 
@@ -331,7 +332,7 @@ mod tests {
         let text = "warning: missing backticks\n --> src/a.rs:1:2\n  |\nhelp: try\n\nwarning: missing backticks\n --> src/b.rs:3:4\n  |\nhelp: try\n\n";
         assert_eq!(
             summarize(text).unwrap(),
-            "warning: missing backticks (×2)\n--> src/a.rs:1:2\nhelp: try\n--> src/b.rs:3:4\n"
+            "warning: missing backticks (×2)\n --> src/a.rs:1:2\nhelp: try\n --> src/b.rs:3:4\n"
         );
     }
 

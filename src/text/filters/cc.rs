@@ -9,6 +9,7 @@ use regex::Regex;
 
 use super::{Filter, Invocation};
 use crate::text::clean::tidy;
+use crate::text::guard::Source;
 
 pub struct Cc;
 
@@ -36,7 +37,7 @@ impl Filter for Cc {
             || (inv.tool == "cmake" && inv.has_flag("--build"))
     }
 
-    fn summarize(&self, _inv: &Invocation, text: &str, _exit: i32) -> Option<String> {
+    fn summarize(&self, _inv: &Invocation, text: &str, _src: &Source) -> Option<String> {
         let mut out = Vec::new();
         let mut anchored = false;
         let mut commands = 0usize;
@@ -84,7 +85,7 @@ mod tests {
         let text = "gcc -c a.c -o a.o\na.c: In function ‘f’:\na.c:3:5: error: expected ‘;’ before ‘}’ token\n    3 |     return 0\n      |             ^\nmake: *** [Makefile:2: a.o] Error 1\n";
         let inv = Invocation::parse(&["make".to_string()]).unwrap();
         assert_eq!(
-            Cc.summarize(&inv, text, 2).unwrap(),
+            Cc.summarize(&inv, text, &crate::text::guard::Owned::new(text).src()).unwrap(),
             "a.c: In function ‘f’:\na.c:3:5: error: expected ‘;’ before ‘}’ token\nmake: *** [Makefile:2: a.o] Error 1\n(1 compile/link steps not shown)\n"
         );
     }

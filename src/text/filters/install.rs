@@ -14,6 +14,7 @@ use regex::Regex;
 
 use super::{Filter, Invocation};
 use crate::text::clean::tidy;
+use crate::text::guard::Source;
 
 pub struct Install;
 pub struct NpmLs;
@@ -61,7 +62,7 @@ impl Filter for Install {
         node || pip || uv
     }
 
-    fn summarize(&self, _inv: &Invocation, text: &str, _exit: i32) -> Option<String> {
+    fn summarize(&self, _inv: &Invocation, text: &str, _src: &Source) -> Option<String> {
         let mut out = Vec::new();
         let mut seen: HashSet<String> = HashSet::new();
         let mut dropped = 0usize;
@@ -109,7 +110,7 @@ impl Filter for NpmLs {
         inv.is(&["npm", "pnpm", "yarn"]) && matches!(inv.sub(), "ls" | "list" | "la" | "ll")
     }
 
-    fn summarize(&self, _inv: &Invocation, text: &str, _exit: i32) -> Option<String> {
+    fn summarize(&self, _inv: &Invocation, text: &str, _src: &Source) -> Option<String> {
         npm_ls(text)
     }
 }
@@ -173,7 +174,9 @@ mod tests {
     fn pip_keeps_result_and_errors() {
         let text = "Collecting rich\n  Downloading rich-15.0.0-py3-none-any.whl (310 kB)\n     ━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━ 310.2/310.2 kB 5.1 MB/s eta 0:00:00\nInstalling collected packages: rich\nSuccessfully installed rich-15.0.0\n";
         assert_eq!(
-            Install.summarize(&inv("pip install rich"), text, 0).unwrap(),
+            Install
+                .summarize(&inv("pip install rich"), text, &crate::text::guard::Owned::new(text).src())
+                .unwrap(),
             "Successfully installed rich-15.0.0\n"
         );
     }
@@ -182,7 +185,9 @@ mod tests {
     fn pip_names_what_was_already_there() {
         let text = "Requirement already satisfied: pytest in ./v/lib/python3.11/site-packages (9.2.0)\nRequirement already satisfied: pluggy<2,>=1.6 in ./v/lib/python3.11/site-packages (from pytest) (1.7.0)\n";
         assert_eq!(
-            Install.summarize(&inv("pip install pytest"), text, 0).unwrap(),
+            Install
+                .summarize(&inv("pip install pytest"), text, &crate::text::guard::Owned::new(text).src())
+                .unwrap(),
             "already satisfied: pytest 9.2.0, pluggy 1.7.0\n"
         );
     }

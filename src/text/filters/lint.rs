@@ -8,6 +8,7 @@ use regex::Regex;
 
 use super::{Filter, Invocation};
 use crate::text::clean::tidy;
+use crate::text::guard::Source;
 
 pub struct Tsc;
 pub struct Eslint;
@@ -36,7 +37,7 @@ impl Filter for Tsc {
         inv.is(&["tsc", "vue-tsc"])
     }
 
-    fn summarize(&self, _inv: &Invocation, text: &str, _exit: i32) -> Option<String> {
+    fn summarize(&self, _inv: &Invocation, text: &str, _src: &Source) -> Option<String> {
         // kept besides findings: continuations of a message, related info
         sift(
             text,
@@ -61,7 +62,7 @@ impl Filter for Eslint {
         inv.tool == "eslint"
     }
 
-    fn summarize(&self, _inv: &Invocation, text: &str, _exit: i32) -> Option<String> {
+    fn summarize(&self, _inv: &Invocation, text: &str, _src: &Source) -> Option<String> {
         sift(
             text,
             |l| {
@@ -82,7 +83,7 @@ impl Filter for PyLint {
         inv.is(&["ruff", "mypy", "dmypy", "flake8", "pylint", "pyright", "pyflakes", "pycodestyle"])
     }
 
-    fn summarize(&self, _inv: &Invocation, text: &str, _exit: i32) -> Option<String> {
+    fn summarize(&self, _inv: &Invocation, text: &str, _src: &Source) -> Option<String> {
         // ruff's default "full" format is rustc-shaped: header, ` --> path`, frame
         if text.lines().any(|l| l.trim_start().starts_with("--> ")) {
             return rustc_shaped(text);
@@ -147,7 +148,8 @@ mod tests {
     #[test]
     fn tsc_pretty_drops_frames() {
         let text = "src/a.ts:4:12 - error TS2322: Type 'number' is not assignable to type 'string'.\n\n4   return { id };\n           ~~\n\n  src/b.ts:8:3 - The expected type comes from property 'id'\n    8   id: string;\n        ~~\n\n\nFound 1 error in src/a.ts:4\n";
-        let out = Tsc.summarize(&inv("tsc --pretty"), text, 2).unwrap();
+        let out =
+            Tsc.summarize(&inv("tsc --pretty"), text, &crate::text::guard::Owned::new(text).src()).unwrap();
         assert_eq!(
             out,
             "src/a.ts:4:12 - error TS2322: Type 'number' is not assignable to type 'string'.\n  src/b.ts:8:3 - The expected type comes from property 'id'\nFound 1 error in src/a.ts:4\n"
@@ -157,7 +159,9 @@ mod tests {
     #[test]
     fn mypy_findings_and_summary() {
         let text = "app.py:3: error: Incompatible return value type (got \"int\", expected \"str\")  [return-value]\n    return 1\n           ^\nFound 1 error in 1 file (checked 1 source file)\n";
-        let out = PyLint.summarize(&inv("mypy --pretty app.py"), text, 1).unwrap();
+        let out = PyLint
+            .summarize(&inv("mypy --pretty app.py"), text, &crate::text::guard::Owned::new(text).src())
+            .unwrap();
         assert_eq!(
             out,
             "app.py:3: error: Incompatible return value type (got \"int\", expected \"str\")  [return-value]\n    return 1\nFound 1 error in 1 file (checked 1 source file)\n"
@@ -167,7 +171,9 @@ mod tests {
     #[test]
     fn ruff_full_format() {
         let text = "F401 [*] `os` imported but unused\n --> app.py:1:8\n  |\n1 | import os\n  |        ^^\n  |\nhelp: Remove unused import: `os`\n\nFound 1 error.\n[*] 1 fixable with the `--fix` option.\n";
-        let out = PyLint.summarize(&inv("ruff check ."), text, 1).unwrap();
+        let out = PyLint
+            .summarize(&inv("ruff check ."), text, &crate::text::guard::Owned::new(text).src())
+            .unwrap();
         assert_eq!(
             out,
             "F401 [*] `os` imported but unused\n--> app.py:1:8\nhelp: Remove unused import: `os`\nFound 1 error.\n[*] 1 fixable with the `--fix` option.\n"

@@ -10,6 +10,7 @@ use regex::Regex;
 
 use super::{Filter, Invocation};
 use crate::text::clean::{is_library_path, tidy};
+use crate::text::guard::Source;
 
 pub struct Pytest;
 
@@ -54,7 +55,7 @@ impl Filter for Pytest {
         inv.is(&["pytest", "py.test"])
     }
 
-    fn summarize(&self, _inv: &Invocation, text: &str, _exit: i32) -> Option<String> {
+    fn summarize(&self, _inv: &Invocation, text: &str, _src: &Source) -> Option<String> {
         pytest(text)
     }
 }
