@@ -12,6 +12,7 @@
 mod blocks;
 mod clean;
 mod command;
+mod condense;
 pub mod filters;
 mod generic;
 pub mod guard;
