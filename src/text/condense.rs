@@ -4,7 +4,8 @@
 //! as printed; the others become one line of ours that lists each one's
 //! location (and names, when they differ) and ends with the command that
 //! prints them all: `(N lines: tokensieve show ID --grep '…')`. The guard
-//! checks that command like any other.
+//! checks that command like any other. Errors are never condensed: only
+//! families of warnings, notes, conventions and the like.
 
 use std::collections::HashMap;
 
@@ -24,6 +25,10 @@ static LOCATION: Lazy<Regex> =
     Lazy::new(|| Regex::new(r"^\s*(\S+?:\d+(?::\d+)?)(?::| -)\s").expect("valid location regex"));
 static QUOTED: Lazy<Regex> =
     Lazy::new(|| Regex::new(r#"‘[^’]*’|'[^']*'|"[^"]*"|`[^`]*`"#).expect("valid quote regex"));
+/// A family of errors, not of warnings or conventions: `error`/`fatal` as a
+/// word, or a checker's error code (`E1101`, `F0001`).
+static SEVERE: Lazy<Regex> =
+    Lazy::new(|| Regex::new(r"(?i:\b(?:error|fatal)\b)|\b[EF]\d{4}\b").expect("valid severity regex"));
 /// Context lines a compiler prints before a finding (`a.c: In function ‘f’:`).
 static CONTEXT: Lazy<Regex> = Lazy::new(|| {
     Regex::new(
@@ -52,7 +57,8 @@ pub fn condense(body: &str, src: &Source) -> Option<String> {
         }
     }
     let lines: Vec<&str> = body.lines().collect();
-    let mut families: Vec<(String, Vec<Finding>)> = Vec::new();
+    // per family: its key, whether it holds errors, its findings
+    let mut families: Vec<(String, bool, Vec<Finding>)> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
     for (at, line) in lines.iter().enumerate() {
         let Some(raw) = by_text.get(line.trim()) else { continue };
@@ -66,15 +72,17 @@ pub fn condense(body: &str, src: &Source) -> Option<String> {
             raw,
         };
         let k = *index.entry(key.clone()).or_insert_with(|| {
-            families.push((key, Vec::new()));
+            families.push((key, false, Vec::new()));
             families.len() - 1
         });
-        families[k].1.push(finding);
+        families[k].1 |= SEVERE.is_match(rest);
+        families[k].2.push(finding);
     }
     let mut drop = vec![false; lines.len()];
     let mut after: HashMap<usize, String> = HashMap::new();
-    for (key, members) in &families {
-        if members.len() < MIN_FAMILY {
+    for (key, severe, members) in &families {
+        // errors stay one by one: only the lesser findings are condensed
+        if members.len() < MIN_FAMILY || *severe {
             continue;
         }
         let mut targets: Vec<usize> = members.iter().flat_map(|m| m.raw.iter().copied()).collect();

@@ -6,9 +6,9 @@
 //! - A log, or an output that is mostly a stack trace, is folded: identical
 //!   runs become `line (×N)`; runs of 3+ lines that differ only in numbers
 //!   and hex ids keep their distinguishing values in place
-//!   (`app.py:11,14,17:1: E302 … (×3 similar)`) when one or two places vary
-//!   outside times and durations, and read `first line (×N similar)`
-//!   otherwise. Signal lines of the ledger fold only with identical lines;
+//!   (`app.py:11,14,17:1: moved … (×3 similar)`) when one or two places
+//!   vary outside times and durations, and read `first line (×N similar)`
+//!   otherwise; the run's last line follows as printed. Signal lines of the ledger fold only with identical lines;
 //!   keyword lines (error/warn/fail/exception/panic/traceback words, HTTP
 //!   4xx/5xx) only with their own kind. Stack traces are blocks (`blocks`):
 //!   shown whole, library frames counted.
@@ -285,8 +285,10 @@ pub(crate) fn values_line(lines: &[&str], shorten: bool) -> Option<String> {
 }
 
 /// A run as shown. `shorten` (in a summary) cuts very long lines, signal
-/// lines excepted.
-pub(crate) fn render_run(run: &Run, lines: &[&str], out: &mut Vec<String>, shorten: bool) {
+/// lines excepted, and keeps at most `MAX_VALUES` values a place; `last`
+/// adds the last line of a folded run as printed (the state a run of
+/// progress lines ended in).
+pub(crate) fn render_run(run: &Run, lines: &[&str], out: &mut Vec<String>, shorten: bool, last: bool) {
     let show = |l: &str| if shorten && !run.ledger { cut(l) } else { l.to_string() };
     let first = lines[run.first()];
     let n = run.members.len();
@@ -303,12 +305,16 @@ pub(crate) fn render_run(run: &Run, lines: &[&str], out: &mut Vec<String>, short
             Some(v) => out.push(format!("{} (×{n} similar)", show(&v))),
             None => out.push(format!("{} (×{n} similar)", show(first))),
         }
+        if last {
+            out.push(show(members[n - 1]));
+        }
     }
 }
 
-pub(crate) fn render_item(item: &Item, lines: &[&str], out: &mut Vec<String>, shorten: bool) {
+/// `last`: see `render_run`.
+pub(crate) fn render_item(item: &Item, lines: &[&str], out: &mut Vec<String>, shorten: bool, last: bool) {
     match item {
-        Item::Run(r) => render_run(r, lines, out, shorten),
+        Item::Run(r) => render_run(r, lines, out, shorten, last),
         Item::Block(b) => out.extend(b.render(lines)),
     }
 }
@@ -351,7 +357,7 @@ pub fn render(src: &Source, settings: &Settings) -> (String, Kind) {
             let items = fold(src, &blocks);
             let mut out = Vec::new();
             for item in &items {
-                render_item(item, lines, &mut out, false);
+                render_item(item, lines, &mut out, false, true);
             }
             let chars: usize = out.iter().map(|l| l.len() + 1).sum();
             if chars > settings.text_threshold {
@@ -483,7 +489,7 @@ mod tests {
             (0..20).map(|i| format!("12:00:{i:02} worker {} processed batch 0x{i:08x}\n", i % 3)).collect();
         assert_eq!(
             generic(&text, 4000),
-            "12:00:00 worker 0,1,2 processed batch 0x00000000,0x00000001,0x00000002,0x00000003,0x00000004,0x00000005,0x00000006,0x00000007,0x00000008,0x00000009,0x0000000a,0x0000000b,0x0000000c,0x0000000d,0x0000000e,0x0000000f,0x00000010,0x00000011,0x00000012,0x00000013 (×20 similar)\n"
+            "12:00:00 worker 0,1,2 processed batch 0x00000000,0x00000001,0x00000002,0x00000003,0x00000004,0x00000005,0x00000006,0x00000007,0x00000008,0x00000009,0x0000000a,0x0000000b,0x0000000c,0x0000000d,0x0000000e,0x0000000f,0x00000010,0x00000011,0x00000012,0x00000013 (×20 similar)\n12:00:19 worker 1 processed batch 0x00000013\n"
         );
         let moved: String = [11, 14, 17, 20, 23, 26, 29, 31, 40, 52, 60, 77]
             .iter()
@@ -491,14 +497,14 @@ mod tests {
             .collect();
         assert_eq!(
             generic(&moved, 4000),
-            "app.py:11,14,17,20,23,26,29,31,40,52,60,77:1: moved to the new layout (×12 similar)\n"
+            "app.py:11,14,17,20,23,26,29,31,40,52,60,77:1: moved to the new layout (×12 similar)\napp.py:77:1: moved to the new layout\n"
         );
         // signal lines (lint findings) are never folded below the threshold
         let lint = moved.replace("moved to the new layout", "E302 expected 2 blank lines, found 1");
         assert_eq!(generic(&lint, 4000), lint);
         // three places varying: a count, with the first line as the example
         let three: String = (0..14).map(|i| format!("row {i} col {} val {}\n", i * 2, i * 3)).collect();
-        assert_eq!(generic(&three, 4000), "row 0 col 0 val 0 (×14 similar)\n");
+        assert_eq!(generic(&three, 4000), "row 0 col 0 val 0 (×14 similar)\nrow 13 col 26 val 39\n");
     }
 
     #[test]

@@ -58,6 +58,11 @@ static COUNT: Lazy<Regex> = Lazy::new(|| {
         .expect("valid count regex")
 });
 
+/// Whether `line` holds a count line.
+pub fn counts(line: &str) -> bool {
+    line.contains("tokensieve show ") && COUNT.is_match(line)
+}
+
 /// The raw lines as `tokensieve show` numbers them: split after each `\n`,
 /// the `\n` itself not part of the line.
 pub fn raw_lines(raw: &str) -> Vec<&str> {

@@ -62,8 +62,14 @@ pub fn render(text: &str, hint: Option<&Hint>, settings: &Settings) -> Option<Re
     if let Some((inv, filter)) = filter_for(&hint.command)
         && let Some(body) = filter.summarize(&inv, &cleaned, &src)
     {
-        let body =
-            if text.len() > 2 * settings.text_threshold { cap(body, text.len(), note, &src) } else { body };
+        // dense output (hundreds of findings): families condensed, then the cap
+        let dense = text.len() > 2 * settings.text_threshold && body.len() * 2 > text.len();
+        let body = if dense {
+            let body = condense::condense(&body, &src).unwrap_or(body);
+            cap(body, text.len(), note, &src)
+        } else {
+            body
+        };
         let out = finish(body, exit, note);
         match guard::check(&out, &src) {
             Ok(()) => return Some(Rendered { text: out, shape: Shape::Text(filter.name().into()) }),
@@ -131,8 +137,12 @@ fn cap(body: String, raw_len: usize, raw_note: Option<&str>, src: &guard::Source
     }
     let signal = signal_finder(src);
     let middle = &lines[head..tail];
-    let kept: Vec<&str> =
-        middle.iter().copied().filter(|l| signal.as_ref().is_some_and(|s| s.is_match(l))).collect();
+    // signal lines, and our lines that count some with the command showing them
+    let kept: Vec<&str> = middle
+        .iter()
+        .copied()
+        .filter(|l| signal.as_ref().is_some_and(|s| s.is_match(l)) || guard::counts(l))
+        .collect();
     let headings: Vec<&str> = middle
         .iter()
         .copied()
@@ -142,6 +152,9 @@ fn cap(body: String, raw_len: usize, raw_note: Option<&str>, src: &guard::Source
     let mut out: Vec<String> = lines[..head].iter().map(|l| l.to_string()).collect();
     let whence = raw_note.map_or("see the raw output".to_string(), |n| n.trim().to_string());
     let cut = middle.len() - kept.len();
+    if cut == 0 {
+        return body;
+    }
     if kept.is_empty() {
         out.push(format!("… {cut} lines of this summary cut to stay short ({whence})"));
     } else {

@@ -18,6 +18,7 @@ use crate::text::guard::Source;
 
 pub struct Install;
 pub struct NpmLs;
+pub struct Apt;
 
 static NOISE: Lazy<Regex> = Lazy::new(|| {
     Regex::new(concat!(
@@ -115,6 +116,76 @@ impl Filter for NpmLs {
     }
 }
 
+impl Filter for Apt {
+    fn name(&self) -> &'static str {
+        "apt"
+    }
+
+    fn claims(&self, inv: &Invocation) -> bool {
+        inv.is(&["apt-get", "apt"])
+            && matches!(
+                inv.sub(),
+                "install" | "upgrade" | "dist-upgrade" | "full-upgrade" | "remove" | "purge"
+            )
+    }
+
+    fn summarize(&self, _inv: &Invocation, text: &str, _src: &Source) -> Option<String> {
+        apt(text)
+    }
+}
+
+/// apt-get: the `Inst`/`Remv` plan lines, the package lists they do not
+/// repeat, `Setting up` results, warnings, errors and the `N upgraded, N
+/// newly installed` line stay as printed; `Conf` lines (one per `Inst`),
+/// the suggested/recommended lists, download and unpack progress are counted.
+fn apt(text: &str) -> Option<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    if !lines.iter().any(|l| APT_TOTALS.is_match(l)) {
+        return None;
+    }
+    let planned = lines.iter().any(|l| l.starts_with("Inst "));
+    let mut out = Vec::new();
+    let mut counted: Vec<(&str, usize)> = Vec::new();
+    let mut count = |what: &'static str| match counted.iter_mut().find(|c| c.0 == what) {
+        Some(c) => c.1 += 1,
+        None => counted.push((what, 1)),
+    };
+    let mut skipping: Option<&'static str> = None;
+    for line in &lines {
+        if let Some(what) = skipping {
+            if line.starts_with("  ") {
+                count(what);
+                continue;
+            }
+            skipping = None;
+        }
+        if line.starts_with("Suggested packages:") || line.starts_with("Recommended packages:") {
+            skipping = Some("suggested/recommended list lines");
+            count("suggested/recommended list lines");
+        } else if planned && line.starts_with("The following ") && line.ends_with(" will be installed:") {
+            // the Inst lines below name each of them
+            skipping = Some("package list lines repeated by the Inst lines");
+            count("package list lines repeated by the Inst lines");
+        } else if line.starts_with("Conf ") {
+            count("Conf lines (one per Inst)");
+        } else if APT_PROGRESS.is_match(line) {
+            count("download/unpack progress lines");
+        } else {
+            out.push(line.to_string());
+        }
+    }
+    for (what, n) in counted {
+        out.push(format!("({n} {what} not shown)"));
+    }
+    Some(tidy(&out))
+}
+
+static APT_TOTALS: Lazy<Regex> =
+    Lazy::new(|| Regex::new(r"^\d+ upgraded, \d+ newly installed, \d+ to remove").unwrap());
+static APT_PROGRESS: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"^(?:Reading package lists|Building dependency tree|Reading state information|Get:\d+ |Selecting previously unselected|\(Reading database|Preparing to unpack|Unpacking |Processing triggers for )").unwrap()
+});
+
 /// Depth of an `npm ls` tree line: 0 for the root, 1 for direct dependencies.
 fn depth(line: &str) -> Option<usize> {
     let pos = TREE_NAME.find(line)?.start();
@@ -196,6 +267,20 @@ mod tests {
     fn npm_ls_keeps_direct_dependencies() {
         let text = "app@1.0.0 /x\n├─┬ a@1.0.0\n│ └─┬ b@2.0.0\n│   └── c@3.0.0\n└── d@4.0.0\n";
         assert_eq!(npm_ls(text).unwrap(), "app@1.0.0 /x\n├─┬ a@1.0.0 (+2 below)\n└── d@4.0.0\n");
+    }
+
+    #[test]
+    fn apt_keeps_the_plan_and_counts_the_rest() {
+        let text = "Reading package lists...\nThe following NEW packages will be installed:\n  sl tl\nSuggested packages:\n  fonts-x\n1 upgraded, 2 newly installed, 0 to remove and 3 not upgraded.\nInst sl (5.02 Debian:12 [amd64])\nInst tl (1.0 Debian:12 [amd64])\nConf sl (5.02 Debian:12 [amd64])\nConf tl (1.0 Debian:12 [amd64])\n";
+        assert_eq!(
+            Apt.summarize(
+                &inv("apt-get -s install sl tl"),
+                text,
+                &crate::text::guard::Owned::new(text).src()
+            )
+            .unwrap(),
+            "1 upgraded, 2 newly installed, 0 to remove and 3 not upgraded.\nInst sl (5.02 Debian:12 [amd64])\nInst tl (1.0 Debian:12 [amd64])\n(1 download/unpack progress lines not shown)\n(2 package list lines repeated by the Inst lines not shown)\n(2 suggested/recommended list lines not shown)\n(2 Conf lines (one per Inst) not shown)\n"
+        );
     }
 
     #[test]

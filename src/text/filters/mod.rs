@@ -14,6 +14,7 @@ mod kubectl;
 mod lint;
 mod listing;
 mod python;
+mod terraform;
 
 pub use crate::text::command::Invocation;
 use crate::text::guard::Source;
@@ -47,6 +48,8 @@ pub(crate) static FILTERS: &[&dyn Filter] = &[
     &git::Sync,
     &install::Install,
     &install::NpmLs,
+    &install::Apt,
+    &terraform::Terraform,
     &cc::Cc,
     &docker::Docker,
     &kubectl::Kubectl,
