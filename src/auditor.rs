@@ -96,6 +96,14 @@ pub enum Shape {
     Flow,
     /// A text summary, named by the filter that made it (`cargo-test`, `generic`...).
     Text(String),
+    /// A budgeted view (`crate::view`): `shown` of `total` rows or lines,
+    /// the body written in shape `of`.
+    View {
+        of: Box<Shape>,
+        shown: usize,
+        total: usize,
+        unit: &'static str,
+    },
 }
 
 impl fmt::Display for Shape {
@@ -108,6 +116,7 @@ impl fmt::Display for Shape {
             Shape::Outline => f.write_str("Outline"),
             Shape::Flow => f.write_str("Flow"),
             Shape::Text(name) => write!(f, "text:{name}"),
+            Shape::View { of, shown, total, unit } => write!(f, "{of} view {shown}/{total} {unit}"),
         }
     }
 }

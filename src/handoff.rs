@@ -75,7 +75,8 @@ pub fn deliver(
     emit(&out, &receipt)?;
 
     let history_started = Instant::now();
-    let call = history::Call::new(hint, &receipt, started.elapsed());
+    let harness = crate::budget::harness_tokens(settings.encoding, raw, receipt.original, settings.budget);
+    let call = history::Call::new(hint, &receipt, harness, started.elapsed());
     if let Err(e) = history.and_then(|db| history::record(&db, home, &call)) {
         warnings.push(format!("call not recorded: {}", history::describe_error(&e, home)));
     }
@@ -117,7 +118,10 @@ fn settle_counted(
 ) -> (Vec<u8>, Receipt) {
     if let Some(r) = rendered {
         let compressed = auditor::count(settings.encoding, &r.text);
-        if compressed < original {
+        // A view stands in for an output past the budget: the raw bytes
+        // would be cut by the harness, so it wins whatever their count.
+        let view = matches!(r.shape, Shape::View { .. });
+        if compressed < original || view {
             let receipt = Receipt { original, compressed, shape: r.shape, raw_id: None };
             return (r.text.into_bytes(), receipt);
         }

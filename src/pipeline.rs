@@ -2,6 +2,7 @@
 //! deliver the raw bytes). JSON goes through `json`, other text through `text`.
 
 use crate::auditor::{Encoding, Shape};
+use crate::budget;
 
 /// What we know about the command that produced the bytes.
 #[derive(Clone, Debug, Default)]
@@ -23,9 +24,12 @@ pub struct Settings {
     /// Where the raw bytes of this call are kept (set by the handoff when the
     /// raw store is on), for summaries that point the agent at the full text.
     pub raw_note: Option<String>,
-    /// The id of that stored raw output (`tokensieve show ID`), for lines
-    /// that give the exact command showing what they count.
+    /// The id `tokensieve show` will know the raw bytes by (set with
+    /// `raw_note`), for the commands a view prints.
     pub raw_id: Option<String>,
+    /// Characters of stdout the agent's harness shows whole (`crate::budget`);
+    /// a longer rendering becomes a view. `None`: no limit.
+    pub budget: Option<usize>,
 }
 
 impl Default for Settings {
@@ -36,6 +40,7 @@ impl Default for Settings {
             text_threshold: 4000,
             raw_note: None,
             raw_id: None,
+            budget: None,
         }
     }
 }
@@ -54,10 +59,25 @@ pub fn render(raw: &[u8], hint: Option<&Hint>, settings: &Settings) -> Option<Re
         return None;
     }
     if let Some(value) = crate::json::parse(raw) {
-        return Some(crate::json::compress(value, settings));
+        return Some(crate::json::render(value, raw, settings));
     }
     let text = std::str::from_utf8(raw).ok()?;
-    crate::text::render(text, hint, settings)
+    let rendered = crate::text::render(text, hint, settings);
+    // Past the budget (the summary, or the text that would pass as it is):
+    // a view by signal priority rather than the harness's blind cut.
+    match rendered {
+        Some(r) if !budget::fits(&r.text, settings.budget) => {
+            // A tool-aware summary keeps its facts in its own lines: view
+            // those; the generic one is the raw output folded, view the raw.
+            let summary = matches!(&r.shape, Shape::Text(name) if name != "generic").then_some(r.shape);
+            match summary {
+                Some(shape) => Some(crate::view::text(&r.text, Some(shape), hint, settings)),
+                None => Some(crate::view::text(text, None, hint, settings)),
+            }
+        }
+        None if !budget::fits(text, settings.budget) => Some(crate::view::text(text, None, hint, settings)),
+        other => other,
+    }
 }
 
 /// NUL bytes or invalid UTF-8 mean binary: never touched.

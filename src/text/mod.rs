@@ -32,6 +32,12 @@ use filters::filter_for;
 /// Below this many chars an output is left exactly as it is.
 pub const TINY: usize = 100;
 
+/// The cleaning every text path starts with (ANSI, `\r` redraws, trailing
+/// blanks); line numbers stay those of the input. For the budgeted view.
+pub fn cleaned(text: &str) -> String {
+    clean::clean(text)
+}
+
 /// Whether a tool-aware filter wants this command's stdout buffered (the
 /// shim streams everything else straight through).
 pub fn claims(command: &[String]) -> bool {

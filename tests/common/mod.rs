@@ -105,6 +105,17 @@ pub fn receipt(stderr: &[u8]) -> Option<String> {
     String::from_utf8_lossy(stderr).lines().find(|l| l.starts_with("[TokenSieve]")).map(str::to_owned)
 }
 
+/// One field of the receipt on `stderr` (`raw`, `Shape`, `Original`...),
+/// as written after `NAME: `.
+pub fn receipt_field(stderr: &str, name: &str) -> Option<String> {
+    let line = receipt(stderr.as_bytes())?;
+    let prefix = format!("{name}: ");
+    line.trim_start_matches("[TokenSieve] ")
+        .split(" | ")
+        .find_map(|f| f.strip_prefix(&prefix))
+        .map(str::to_owned)
+}
+
 /// Runs with a deadline (a looping shim must fail the test, not hang it).
 pub fn output_within(cmd: &mut Command, limit: Duration) -> Output {
     use std::process::Stdio;
