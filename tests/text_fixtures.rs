@@ -3,7 +3,15 @@
 //! through the real binary as `tokensieve --cmd CMD --exit N`: every
 //! `must_keep` string survives, a non-zero status is stated as `exit N`, and
 //! the receipt never shows more tokens out than in; outputs of 2,000+ tokens
-//! are at least halved and each set saves 80 % overall.
+//! are at least halved and each set saves 80 % overall. The set folders under
+//! fixtures/text/local (build, tests, lint, logs, pkg, search, vcs, docs: see the
+//! README there) are checked the same way; a set whose `KIND` file reads
+//! `documents` is checked for must_keep and never-worse only.
+//!
+//! `KNOWN_FAILURES` lists the captures that fail today, each with the kind of
+//! failure (fixtures/text/local/README.md explains each kind). It is strict:
+//! a listed capture that passes fails the test until its row is removed, so
+//! the list only shrinks as the renderers get fixed.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -22,6 +30,8 @@ fn run(cmd: &str, exit: i64, input: &[u8], home: &Path) -> Outcome {
         .env("TOKENSIEVE_HOME", home)
         .env_remove("TOKENSIEVE")
         .env_remove("CLAUDECODE")
+        .env_remove("TOKENSIEVE_BUDGET")
+        .env_remove("BASH_MAX_OUTPUT_LENGTH")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -54,13 +64,43 @@ fn fixtures(dir: &Path) -> Vec<PathBuf> {
     v
 }
 
+/// Captures that lose signal or miss a size target today: `set/name` and the
+/// kind of failure. Remove a row when its capture passes.
+const KNOWN_FAILURES: &[(&str, &str)] = &[
+    ("docs/git-log-repo", "git log filter: one line per commit, bodies of the newest three only"),
+    ("docs/git-show-long-message", "git show: long added runs of the diff cut to `… N more added lines …`"),
+    ("docs/man-git-log-overstrike", "over the 25,000-char budget: a view of the page, not all of it"),
+    ("docs/man-grep", "over the 25,000-char budget: a view of the page, not all of it"),
+    ("lint/pylint-json", "not halved: a finding list under the condense size passes whole"),
+    (
+        "lint/pylint-logging",
+        "convention findings condensed by family (locations and names kept, not each line); not halved",
+    ),
+    ("lint/pyright-logging", "not halved: error findings are kept one by one"),
+    ("search/find-node-modules-dts", "find inside node_modules: names past the per-folder cap counted"),
+    ("search/git-grep-pub-fn", "grep grouping: indentation stripped, later hits as bare numbers"),
+    ("search/grep-rn-many-per-file", "over the budget: a view; not halved"),
+    ("search/grep-rn-raise", "grep grouping: indentation stripped; not halved"),
+    ("search/rg-heading", "rg --heading not recognised: summarised as a log"),
+    ("search/rg-many-per-file", "grep grouping: indentation stripped, later hits as bare numbers"),
+    ("tests/nextest-no-fail-fast", "not halved: nextest's per-test lines kept"),
+];
+
+/// Sets whose total savings are under the 80 % goal today.
+/// (pkg: terraform plans and apt plans keep every planned resource/package.)
+const SETS_UNDER_GOAL: &[&str] = &["build", "tests", "lint", "pkg", "search", "vcs"];
+
 fn check_dir(dir: &Path, min: usize) {
     let home = tempfile::tempdir().unwrap();
     let files = fixtures(dir);
     assert!(files.len() >= min, "expected at least {min} fixtures in {}", dir.display());
+    let set = dir.file_name().unwrap().to_string_lossy().into_owned();
+    let documents = std::fs::read_to_string(dir.join("KIND")).is_ok_and(|k| k.trim() == "documents");
     let mut problems = Vec::new();
+    let mut known_passing = Vec::new();
     let (mut total_in, mut total_out) = (0usize, 0usize);
     for txt in &files {
+        let before = problems.len();
         let sidecar = txt.with_extension("signal.json");
         let sig: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&sidecar).unwrap()).unwrap();
@@ -83,18 +123,37 @@ fn check_dir(dir: &Path, min: usize) {
         if o.compressed > o.original {
             problems.push(format!("{name}: {} tokens out > {} in", o.compressed, o.original));
         }
-        if o.original >= 2000 && o.compressed * 2 > o.original {
+        if !documents && o.original >= 2000 && o.compressed * 2 > o.original {
             problems.push(format!("{name}: large output not halved ({} → {})", o.original, o.compressed));
+        }
+        // The default budget (SPEC §6b): what the agent reads fits the window.
+        if o.stdout.chars().count() > tokensieve::budget::DEFAULT {
+            problems.push(format!("{name}: {} chars of stdout, over the budget", o.stdout.chars().count()));
         }
         if o.shape == "raw" {
             assert_eq!(o.stdout.as_bytes(), &raw[..], "{name}: raw shape must deliver the exact bytes");
         }
         total_in += o.original;
         total_out += o.compressed;
+        let id = format!("{set}/{}", txt.file_stem().unwrap().to_string_lossy());
+        if KNOWN_FAILURES.iter().any(|(k, _)| *k == id) {
+            if problems.len() == before {
+                known_passing.push(id);
+            }
+            problems.truncate(before);
+        }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+    assert!(known_passing.is_empty(), "now passing, remove from KNOWN_FAILURES: {known_passing:?}");
     let saved = 1.0 - total_out as f64 / total_in as f64;
-    assert!(saved >= 0.80, "{}: saved only {:.1}%", dir.display(), saved * 100.0);
+    if documents {
+        return;
+    }
+    if SETS_UNDER_GOAL.contains(&set.as_str()) {
+        assert!(saved < 0.80, "{set} now saves {:.1}%: remove it from SETS_UNDER_GOAL", saved * 100.0);
+    } else {
+        assert!(saved >= 0.80, "{}: saved only {:.1}%", dir.display(), saved * 100.0);
+    }
 }
 
 #[test]
@@ -105,6 +164,26 @@ fn shared_corpus_keeps_signal_and_saves_tokens() {
 #[test]
 fn local_captures_keep_signal_and_save_tokens() {
     check_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/text/local"), 1);
+}
+
+/// Every set folder under fixtures/text/local (the repro scripts aside).
+#[test]
+fn local_sets_keep_signal_and_save_tokens() {
+    let local = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/text/local");
+    let mut sets: Vec<PathBuf> = std::fs::read_dir(&local)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir() && p.file_name().is_some_and(|n| n != "repro"))
+        .collect();
+    sets.sort();
+    assert!(sets.len() >= 8, "expected the eight capture sets in {}", local.display());
+    for set in &sets {
+        check_dir(set, 1);
+    }
+    let listed: Vec<&str> = KNOWN_FAILURES.iter().map(|(k, _)| *k).collect();
+    for id in listed {
+        assert!(local.join(format!("{id}.txt")).exists(), "KNOWN_FAILURES names a missing capture: {id}");
+    }
 }
 
 #[test]

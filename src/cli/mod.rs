@@ -5,6 +5,7 @@ mod doctor;
 mod fetch;
 mod filter;
 mod gain;
+mod init;
 mod inspect;
 mod install;
 mod run;
@@ -16,7 +17,7 @@ use std::process::ExitCode;
 use anyhow::{Result, bail};
 use lexopt::prelude::*;
 
-use crate::auditor::Encoding;
+use crate::auditor::{Encoding, ReceiptForm};
 use crate::pipeline::Settings;
 
 const HELP: &str = "\
@@ -30,11 +31,14 @@ usage:
   tokensieve fetch -- 'CMD1' 'CMD2'...  run each (sh -c), merge outputs, compress once
   tokensieve show ID [--lines A:B] [--grep RE] [--path]
                                         a call's raw output (ID from the receipt)
+  tokensieve show ID [--slurp] --jq FILTER
+                                        a jq program over it (compact, within the budget)
   tokensieve gain [--since 24h|7d|all] [--json]
                                         recorded savings per command
   tokensieve install [TOOL...]          shim TOOLs (default: common agent CLIs on PATH)
   tokensieve uninstall [TOOL...]        remove shims (all, and the PATH lines, if none named)
-  tokensieve doctor                     check PATH order, shims, real tools
+  tokensieve doctor                     check PATH order, shims, real tools, agents
+  tokensieve init [AGENT] [--uninstall] make AGENT's shell find the shims (claude, codex)
   tokensieve help | --help | --version
 
 options:
@@ -53,6 +57,8 @@ shim environment:
   TOKENSIEVE_TEXT_WAIT_SECS     stream claimed text held longer than this (120)
   TOKENSIEVE_STORE_MAX_BYTES    raw output store cap, oldest evicted first (256M; 0: off,
                                 and then outputs are never compressed)
+  TOKENSIEVE_BUDGET=N|off       chars of stdout before a view replaces the output (25000;
+                                follows BASH_MAX_OUTPUT_LENGTH, keeping 1/6 of it free)
   TOKENSIEVE_DEBUG=1            print the compress/passthrough decision and its cost";
 
 /// Options every subcommand understands.
@@ -105,6 +111,8 @@ fn run(args: Vec<OsString>) -> Result<ExitCode> {
             Long("lines") => show_opts.lines = Some(text(&mut parser)?),
             Long("grep") => show_opts.grep = Some(text(&mut parser)?),
             Long("path") => show_opts.path = true,
+            Long("jq") => show_opts.jq = Some(text(&mut parser)?),
+            Long("slurp") => show_opts.slurp = true,
             Long("since") => gain_opts.since = Some(text(&mut parser)?),
             Long("json") => gain_opts.json = true,
             Value(v) if positional.is_empty() && RAW_SUBCOMMANDS.contains(&v.to_str().unwrap_or("")) => {
@@ -133,7 +141,7 @@ fn run(args: Vec<OsString>) -> Result<ExitCode> {
         }
         "decode" => inspect::decode(),
         "inspect" => inspect::inspect(stage.as_deref(), &global),
-        "show" => show::run(&show::Args::new(&positional[1..], show_opts)?),
+        "show" => show::run(&show::Args::new(&positional[1..], show_opts)?, &global),
         "gain" => gain::run(&gain::Args::new(&positional[1..], gain_opts)?),
         _ if positional.len() > 1 => bail!("unexpected argument '{}'", positional[1].to_string_lossy()),
         _ => filter::run(positional.first(), &global),
@@ -146,6 +154,8 @@ const SUBCOMMAND_OPTIONS: &[(&str, &str)] = &[
     ("lines", "show"),
     ("grep", "show"),
     ("path", "show"),
+    ("jq", "show"),
+    ("slurp", "show"),
     ("since", "gain"),
     ("json", "gain"),
 ];
@@ -157,7 +167,7 @@ fn text(parser: &mut lexopt::Parser) -> Result<String> {
 
 /// Subcommands that take the rest of the command line as it is (commands,
 /// tool names): options after them are not ours.
-const RAW_SUBCOMMANDS: &[&str] = &["run", "fetch", "install", "uninstall", "doctor"];
+const RAW_SUBCOMMANDS: &[&str] = &["run", "fetch", "install", "uninstall", "doctor", "init"];
 
 fn raw_subcommand(sub: &str, mut rest: Vec<OsString>, global: &Global) -> Result<ExitCode> {
     if rest.first().is_some_and(|a| a == "--") {
@@ -168,13 +178,19 @@ fn raw_subcommand(sub: &str, mut rest: Vec<OsString>, global: &Global) -> Result
         "fetch" => fetch::run(rest, global),
         "install" => install::install(rest),
         "uninstall" => install::uninstall(rest),
+        "init" => init::run(rest),
         _ => doctor::run(rest),
     }
 }
 
 /// Settings from `TOKENSIEVE_*` variables (the shim uses them too).
 pub(crate) fn settings_from_env() -> Result<Settings> {
-    let mut s = Settings { encoding: Encoding::from_env()?, ..Settings::default() };
+    let mut s = Settings {
+        encoding: Encoding::from_env()?,
+        budget: crate::budget::from_env()?,
+        receipt: receipt_form()?,
+        ..Settings::default()
+    };
     if let Ok(v) = std::env::var("TOKENSIEVE_TEXT_THRESHOLD") {
         s.text_threshold = v
             .trim()
@@ -182,4 +198,16 @@ pub(crate) fn settings_from_env() -> Result<Settings> {
             .map_err(|_| anyhow::anyhow!("TOKENSIEVE_TEXT_THRESHOLD must be a number, got '{v}'"))?;
     }
     Ok(s)
+}
+
+/// `TOKENSIEVE_RECEIPT=short|long`; by default short when an agent runs us
+/// (it pays for every token of stderr too), long for a person.
+fn receipt_form() -> Result<ReceiptForm> {
+    match std::env::var("TOKENSIEVE_RECEIPT").as_deref().map(str::trim) {
+        Ok("short") => Ok(ReceiptForm::Short),
+        Ok("long") => Ok(ReceiptForm::Long),
+        Ok("") | Err(_) if crate::shim::policy::agent_marker_present() => Ok(ReceiptForm::Short),
+        Ok("") | Err(_) => Ok(ReceiptForm::Long),
+        Ok(other) => bail!("TOKENSIEVE_RECEIPT must be short or long, got '{other}'"),
+    }
 }

@@ -26,6 +26,12 @@ pub fn decode(text: &str) -> Result<Value> {
             Err(e) => flow_err = Some(e),
         }
     }
+    if text.starts_with("# view: ") {
+        bail!(
+            "this is a budgeted view (part of a document, with its outline), not a whole document; \
+             TOKENSIEVE_BUDGET=off gives the full output"
+        );
+    }
     let lines: Vec<&str> = text.lines().collect();
     let outline = Reader { lines, at: 0, abbrev: HashMap::new(), root: Value::Null }.document();
     // Neither: the one-line reading's error says more about a one-liner.
