@@ -92,8 +92,7 @@ fn python(lines: &[&str], start: usize) -> Option<Block> {
     let (mut pieces, mut end) = python_one(lines, start)?;
     // A chained traceback continues the block. A loop, not recursion: a
     // program can print any number of chained tracebacks.
-    loop {
-        let Some(k) = (end..lines.len()).find(|&k| !lines[k].trim().is_empty()) else { break };
+    while let Some(k) = (end..lines.len()).find(|&k| !lines[k].trim().is_empty()) {
         if !PY_CHAIN.iter().any(|c| lines[k].starts_with(c)) {
             break;
         }
