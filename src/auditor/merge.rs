@@ -263,12 +263,10 @@ impl Chunk {
 /// and asking at each step whether the pair across the cut would be the
 /// next merge decides it exactly.
 fn cut_holds(v: &Vocab, piece: &[u8], left: &Side, right: &Side, at: usize) -> bool {
-    let (mut i, mut j, mut li, mut rj) = (0, 0, 0, 0);
-    let (mut l, mut r) = (at - 1, at + 1);
-    let mut across = rank_or_none(v, &piece[l..r]);
+    let (mut l, mut r) = (Replay::new(left, at - 1), Replay::new(right, at + 1));
+    let mut across = rank_or_none(v, &piece[l.edge..r.edge]);
     loop {
-        let a = left.ranks.get(i).copied().unwrap_or(NONE);
-        let b = right.ranks.get(j).copied().unwrap_or(NONE);
+        let (a, b) = (l.next_rank(), r.next_rank());
         // The pair across is left of every right pair and right of every left one.
         if across != NONE && across < a && across <= b {
             return false;
@@ -276,29 +274,41 @@ fn cut_holds(v: &Vocab, piece: &[u8], left: &Side, right: &Side, at: usize) -> b
         if a == NONE && b == NONE {
             return true;
         }
-        let moved = if a <= b {
-            i += 1;
-            match left.changes.get(li) {
-                Some(&(step, start)) if step as usize == i => {
-                    l = start as usize;
-                    li += 1;
-                    true
-                }
-                _ => false,
-            }
-        } else {
-            j += 1;
-            match right.changes.get(rj) {
-                Some(&(step, end)) if step as usize == j => {
-                    r = end as usize;
-                    rj += 1;
-                    true
-                }
-                _ => false,
-            }
-        };
+        let moved = if a <= b { l.step() } else { r.step() };
         if moved {
-            across = rank_or_none(v, &piece[l..r]);
+            across = rank_or_none(v, &piece[l.edge..r.edge]);
+        }
+    }
+}
+
+/// One side's merges replayed in order, and the far end of its part at the cut.
+struct Replay<'s> {
+    side: &'s Side,
+    done: usize,
+    change: usize,
+    edge: usize,
+}
+
+impl<'s> Replay<'s> {
+    fn new(side: &'s Side, edge: usize) -> Self {
+        Replay { side, done: 0, change: 0, edge }
+    }
+
+    /// The rank of the next merge (`NONE` when there is none).
+    fn next_rank(&self) -> u32 {
+        self.side.ranks.get(self.done).copied().unwrap_or(NONE)
+    }
+
+    /// Does the next merge; whether it grew the part at the cut.
+    fn step(&mut self) -> bool {
+        self.done += 1;
+        match self.side.changes.get(self.change) {
+            Some(&(step, edge)) if step as usize == self.done => {
+                self.edge = edge as usize;
+                self.change += 1;
+                true
+            }
+            _ => false,
         }
     }
 }
