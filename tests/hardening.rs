@@ -386,3 +386,23 @@ fn a_short_positional_secret_never_reaches_the_history() {
     let gain = String::from_utf8_lossy(&gain.stdout);
     assert!(gain.contains("\"redis-cli AUTH\""), "{gain}");
 }
+
+#[test]
+fn a_bad_tokensieve_variable_costs_a_warning_not_the_output() {
+    let t = tempfile::tempdir().unwrap();
+    for (var, value) in
+        [("TOKENSIEVE_TEXT_THRESHOLD", "abc"), ("TOKENSIEVE_BUDGET", "zz"), ("TOKENSIEVE_TOKENIZER", "gpt2")]
+    {
+        let mut filter = tokensieve(&t.path().join("home"));
+        filter.env(var, value);
+        let out = output_with_stdin(&mut filter, &vpcs());
+        assert_eq!(out.status.code(), Some(0), "{var}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(!out.stdout.is_empty(), "{var}: the output was lost");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.lines().any(|l| l.starts_with("tokensieve: warning: ") && l.contains(var)), "{err}");
+        let mut run = tokensieve(&t.path().join("home"));
+        run.env(var, value).args(["run", "--", "echo", "ran"]);
+        let out = run.output().unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "ran\n", "{var}");
+    }
+}
