@@ -1,7 +1,7 @@
 //! The text path on arbitrary bytes, as each tool family's output: the
 //! filters, the generic folding and the token counter (long pieces too)
-//! never panic, and
-//! what is delivered is never bigger than the raw output in tokens.
+//! never panic, and what is delivered is never bigger than the raw output
+//! in tokens.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
