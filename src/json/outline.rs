@@ -453,6 +453,25 @@ fn sub_table<'a>(table: &Table<'a>, c: usize) -> Option<Table<'a>> {
     flatten::flatten(records).filter(|t| t.fill() >= 0.5)
 }
 
+/// Arrays holding objects (or nested such arrays) get a table or sections;
+/// arrays of scalars stay on one line.
+fn needs_own_place(items: &[Value]) -> bool {
+    items.iter().any(|v| match v {
+        Value::Object(m) => !m.is_empty(),
+        Value::Array(a) => needs_own_place(a),
+        _ => false,
+    })
+}
+
+/// How many lines `v` takes when written as dotted lines.
+fn lines(v: &Value) -> usize {
+    match v {
+        Value::Object(m) if !m.is_empty() => m.values().map(lines).sum(),
+        Value::Array(items) if needs_own_place(items) => items.len() + 1,
+        _ => 1,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -499,24 +518,5 @@ mod tests {
         ] {
             assert!(crate::json::decode::decode(bad).is_err(), "{bad}");
         }
-    }
-}
-
-/// Arrays holding objects (or nested such arrays) get a table or sections;
-/// arrays of scalars stay on one line.
-fn needs_own_place(items: &[Value]) -> bool {
-    items.iter().any(|v| match v {
-        Value::Object(m) => !m.is_empty(),
-        Value::Array(a) => needs_own_place(a),
-        _ => false,
-    })
-}
-
-/// How many lines `v` takes when written as dotted lines.
-fn lines(v: &Value) -> usize {
-    match v {
-        Value::Object(m) if !m.is_empty() => m.values().map(lines).sum(),
-        Value::Array(items) if needs_own_place(items) => items.len() + 1,
-        _ => 1,
     }
 }
