@@ -1,6 +1,8 @@
 //! Filter mode on real CLI JSON (fixtures/json) and on hostile input, through
 //! the built binary: goldens, the decode invariant, never-worse, bad input.
 
+mod common;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -41,20 +43,7 @@ fn receipt(out: &Output) -> (usize, usize, String) {
 }
 
 fn fixtures() -> Vec<PathBuf> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                walk(&p, out);
-            } else if p.extension().is_some_and(|x| x == "json") {
-                out.push(p);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/json")), &mut out);
-    out.sort();
-    out
+    common::json_fixtures()
 }
 
 #[test]
