@@ -77,7 +77,8 @@ impl Call {
             tool,
             subcommand,
             original_tokens: receipt.original as u64,
-            compressed_tokens: receipt.compressed as u64,
+            // What the agent paid: the output and the receipt line it read.
+            compressed_tokens: (receipt.compressed + receipt.overhead) as u64,
             harness_tokens: harness_tokens as u64,
             shape: receipt.shape.to_string(),
             exit_code: hint.map(|h| h.exit_code).unwrap_or(0),
@@ -389,7 +390,13 @@ mod tests {
         assert_eq!(v, MIGRATIONS.len() as i64);
         let mut call = Call::new(
             None,
-            &Receipt { original: 5000, compressed: 700, shape: crate::auditor::Shape::Outline, raw_id: None },
+            &Receipt {
+                original: 5000,
+                compressed: 700,
+                shape: crate::auditor::Shape::Outline,
+                raw_id: None,
+                overhead: 0,
+            },
             2000,
             Duration::from_millis(1),
         );

@@ -1,7 +1,7 @@
 //! One captured stdout in, the text the agent should read out (or `None`:
 //! deliver the raw bytes). JSON goes through `json`, other text through `text`.
 
-use crate::auditor::{Encoding, Shape};
+use crate::auditor::{Encoding, ReceiptForm, Shape};
 use crate::budget;
 
 /// What we know about the command that produced the bytes.
@@ -24,6 +24,8 @@ pub struct Settings {
     /// Where the raw bytes of this call are kept (set by the handoff when the
     /// raw store is on), for summaries that point the agent at the full text.
     pub raw_note: Option<String>,
+    /// The receipt line's form: long for a person, short for an agent.
+    pub receipt: ReceiptForm,
     /// The id `tokensieve show` will know the raw bytes by (set with
     /// `raw_note`), for the commands a view prints.
     pub raw_id: Option<String>,
@@ -39,6 +41,7 @@ impl Default for Settings {
             aggressive: false,
             text_threshold: 4000,
             raw_note: None,
+            receipt: ReceiptForm::Long,
             raw_id: None,
             budget: None,
         }

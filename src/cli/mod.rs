@@ -17,7 +17,7 @@ use std::process::ExitCode;
 use anyhow::{Result, bail};
 use lexopt::prelude::*;
 
-use crate::auditor::Encoding;
+use crate::auditor::{Encoding, ReceiptForm};
 use crate::pipeline::Settings;
 
 const HELP: &str = "\
@@ -154,6 +154,7 @@ pub(crate) fn settings_from_env() -> Result<Settings> {
     let mut s = Settings {
         encoding: Encoding::from_env()?,
         budget: crate::budget::from_env()?,
+        receipt: receipt_form()?,
         ..Settings::default()
     };
     if let Ok(v) = std::env::var("TOKENSIEVE_TEXT_THRESHOLD") {
@@ -163,4 +164,16 @@ pub(crate) fn settings_from_env() -> Result<Settings> {
             .map_err(|_| anyhow::anyhow!("TOKENSIEVE_TEXT_THRESHOLD must be a number, got '{v}'"))?;
     }
     Ok(s)
+}
+
+/// `TOKENSIEVE_RECEIPT=short|long`; by default short when an agent runs us
+/// (it pays for every token of stderr too), long for a person.
+fn receipt_form() -> Result<ReceiptForm> {
+    match std::env::var("TOKENSIEVE_RECEIPT").as_deref().map(str::trim) {
+        Ok("short") => Ok(ReceiptForm::Short),
+        Ok("long") => Ok(ReceiptForm::Long),
+        Ok("") | Err(_) if crate::shim::policy::agent_marker_present() => Ok(ReceiptForm::Short),
+        Ok("") | Err(_) => Ok(ReceiptForm::Long),
+        Ok(other) => bail!("TOKENSIEVE_RECEIPT must be short or long, got '{other}'"),
+    }
 }
