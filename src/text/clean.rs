@@ -1,6 +1,10 @@
 //! What every text path does first, and small helpers the filters share:
 //! ANSI stripped, `\r` redraws resolved to what a terminal would finally show,
-//! trailing blanks dropped; library-path and location recognisers.
+//! backspace overstrike (man pages' `N\bN` bold, `_\bN` underline) resolved
+//! the same way, trailing blanks dropped; library-path and location
+//! recognisers.
+
+use std::borrow::Cow;
 
 use once_cell::sync::Lazy;
 use regex::Regex;
@@ -8,8 +12,31 @@ use regex::Regex;
 /// ANSI-free text, one line per terminal line, trailing spaces removed.
 pub fn clean(text: &str) -> String {
     let text = crate::json::scrubber::scrub(text);
-    let lines: Vec<&str> = text.split('\n').map(|l| resolve_cr(l).trim_end()).collect();
+    let lines: Vec<Cow<str>> = text.split('\n').map(|l| overstrike(resolve_cr(l).trim_end())).collect();
     lines.join("\n")
+}
+
+/// What a terminal shows for a line with backspaces: each one moves the
+/// cursor back and the next character overwrites. `N\bN` (bold) and `_\bN`
+/// (underline), as `man` and `nroff` print them, leave `N`.
+fn overstrike(line: &str) -> Cow<'_, str> {
+    if !line.contains('\x08') {
+        return Cow::Borrowed(line);
+    }
+    let mut shown: Vec<char> = Vec::with_capacity(line.len());
+    let mut cursor = 0usize;
+    for c in line.chars() {
+        if c == '\x08' {
+            cursor = cursor.saturating_sub(1);
+        } else if cursor < shown.len() {
+            shown[cursor] = c;
+            cursor += 1;
+        } else {
+            shown.push(c);
+            cursor += 1;
+        }
+    }
+    Cow::Owned(shown.into_iter().collect::<String>().trim_end().to_owned())
 }
 
 /// A line redrawn with `\r` (progress bars) shows its last non-empty segment;
@@ -102,6 +129,14 @@ mod tests {
     fn carriage_returns_keep_the_final_redraw() {
         let raw = "Counting:  1% (1/9)\rCounting: 100% (9/9), done.\nnext\r\n";
         assert_eq!(clean(raw), "Counting: 100% (9/9), done.\nnext\n");
+    }
+
+    #[test]
+    fn overstrike_shows_what_a_terminal_shows() {
+        // man's bold heading and underlined word, as `man ls | cat` prints them
+        let raw = "N\x08NA\x08AM\x08ME\x08E\n       _\x08l_\x08s - list\nab\x08\x08\n";
+        assert_eq!(clean(raw), "NAME\n       ls - list\nab\n");
+        assert_eq!(clean("\x08x"), "x");
     }
 
     #[test]

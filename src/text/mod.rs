@@ -75,14 +75,29 @@ pub fn claims(command: &[String]) -> bool {
     filter_for(command).is_some()
 }
 
+/// ANSI-free text with `\r` redraws and backspace overstrike resolved and
+/// trailing blanks dropped: what every rendering starts from.
+pub fn clean(text: &str) -> String {
+    clean::clean(text)
+}
+
+/// Whether one line is a signal an agent must see even when the lines around
+/// it are left out (an error, a failure, a traceback). The shim's bounded
+/// capture keeps such lines from the middle of an output too large to hold.
+/// Expects a cleaned line.
+pub fn is_signal_line(line: &str) -> bool {
+    generic::is_signal(line)
+}
+
 /// A summary of `text` for an agent, or `None` to pass it through. Without a
-/// hint (plain `tokensieve < file`) text passes through untouched.
+/// hint (plain `tokensieve < file`) text passes through untouched. With one,
+/// even text nothing summarises is at least cleaned (`clean`).
 pub fn render(text: &str, hint: Option<&Hint>, settings: &Settings) -> Option<Rendered> {
     let hint = hint?;
-    if text.len() < TINY {
-        return None;
-    }
     let cleaned = clean::clean(text);
+    if text.len() < TINY {
+        return cleaned_only(text, cleaned, hint.exit_code);
+    }
     let large = text.len() > settings.text_threshold;
     if let Some((inv, filter)) = filter_for(&hint.command)
         && let Some(body) = filter.summarize(&inv, &cleaned, hint.exit_code)
@@ -102,12 +117,23 @@ pub fn render(text: &str, hint: Option<&Hint>, settings: &Settings) -> Option<Re
             shape: Shape::Text("python".into()),
         });
     }
-    let mut text = generic::render(&cleaned, hint.exit_code, settings)?;
+    let Some(mut out) = generic::render(&cleaned, hint.exit_code, settings) else {
+        return cleaned_only(text, cleaned, hint.exit_code);
+    };
     // The receipt follows on stderr: in a terminal it must start its own line.
-    if !text.ends_with('\n') {
-        text.push('\n');
+    if !out.ends_with('\n') {
+        out.push('\n');
     }
-    Some(Rendered { text, shape: Shape::Text("generic".into()) })
+    Some(Rendered { text: out, shape: Shape::Text("generic".into()) })
+}
+
+/// Text nothing summarises still reaches the agent without colour codes,
+/// overstrike or progress redraws; `None` when cleaning changed nothing.
+fn cleaned_only(raw: &str, cleaned: String, exit_code: i32) -> Option<Rendered> {
+    if cleaned == raw || cleaned.trim().is_empty() {
+        return None;
+    }
+    Some(Rendered { text: finish(cleaned, exit_code, None), shape: Shape::Text("clean".into()) })
 }
 
 /// A large output whose summary is still more than half of it (in chars) is
@@ -208,6 +234,24 @@ mod tests {
         assert!(render(&long, None, &s).is_none());
         let hint = Hint { command: words("cargo build"), exit_code: 101 };
         assert!(render("error: oops\n", Some(&hint), &s).is_none());
+    }
+
+    #[test]
+    fn text_nothing_summarises_is_still_cleaned() {
+        let s = Settings::default();
+        let hint = Hint { command: words("./report.sh"), exit_code: 0 };
+        let r = render("\x1b[1mOK\x1b[0m 3 files\n", Some(&hint), &s).expect("cleaned");
+        assert_eq!((r.text.as_str(), r.shape), ("OK 3 files\n", Shape::Text("clean".into())));
+        // a man page past the tiny size, nothing to fold: only cleaned
+        let man = "L\x08LS\x08S(1)  User Commands\n\nN\x08NA\x08AM\x08ME\x08E\n       ls - list directory contents\n\n\
+                   _\x08S_\x08Y_\x08N_\x08O_\x08P_\x08S_\x08I_\x08S\n       ls [OPTION]... [FILE]...\n";
+        let r = render(man, Some(&hint), &s).expect("cleaned");
+        assert_eq!(r.shape, Shape::Text("clean".into()));
+        assert_eq!(
+            r.text,
+            "LS(1)  User Commands\n\nNAME\n       ls - list directory contents\n\nSYNOPSIS\n       ls [OPTION]... [FILE]...\n"
+        );
+        assert!(render("already clean\n", Some(&hint), &s).is_none());
     }
 
     #[test]
