@@ -23,12 +23,40 @@ pub struct Settings {
     /// Where the raw bytes of this call are kept (set by the handoff when the
     /// raw store is on), for summaries that point the agent at the full text.
     pub raw_note: Option<String>,
+    /// Set when the text to render is part of a larger output (the shim
+    /// holds only head, tail and signal lines of an output too large to
+    /// hold whole): line numbers and sizes then speak of the whole output.
+    pub excerpt: Option<Excerpt>,
 }
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { encoding: Encoding::Cl100k, aggressive: false, text_threshold: 4000, raw_note: None }
+        Settings {
+            encoding: Encoding::Cl100k,
+            aggressive: false,
+            text_threshold: 4000,
+            raw_note: None,
+            excerpt: None,
+        }
     }
+}
+
+impl Settings {
+    /// The 1-based number, in the whole output, of the text's line `index`
+    /// (0-based): `index + 1` unless the text is an excerpt.
+    pub fn line_number(&self, index: usize) -> usize {
+        self.excerpt.as_ref().and_then(|e| e.line_numbers.get(index).copied()).unwrap_or(index + 1)
+    }
+}
+
+/// Where an excerpt's lines sit in the whole output, and its size.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Excerpt {
+    /// Per line of the excerpt, its 1-based number in the whole output.
+    pub line_numbers: std::sync::Arc<[usize]>,
+    /// Lines and characters of the whole output.
+    pub lines: usize,
+    pub chars: u64,
 }
 
 /// A candidate rendering of the output.

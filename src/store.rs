@@ -87,8 +87,11 @@ pub fn max_bytes_from_env() -> Result<u64> {
 
 /// Full lowercase hex sha256 of `bytes`.
 pub fn hash_hex(bytes: &[u8]) -> String {
+    hex_of(Sha256::digest(bytes).as_slice())
+}
+
+fn hex_of(digest: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let digest = Sha256::digest(bytes);
     let mut hex = String::with_capacity(64);
     // Two table look-ups per byte: deliver hashes every output, and a
     // `format!` per byte allocated 32 small strings each time.
@@ -297,6 +300,11 @@ impl Store {
         for dir in dirs {
             let dir = dir?;
             let prefix = dir.file_name().to_string_lossy().into_owned();
+            if prefix.starts_with(".tmp-") {
+                // a spool (see `Spool`) left by a writer that was killed
+                remove_if_stale(&dir.path());
+                continue;
+            }
             if prefix.len() != 2 || !is_hex(&prefix) || !dir.file_type()?.is_dir() {
                 continue;
             }
@@ -311,9 +319,7 @@ impl Store {
                 let Ok(meta) = file.metadata() else { continue };
                 let mtime = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
                 if name.starts_with(".tmp-") {
-                    if mtime.elapsed().map(|age| age > STALE_TMP).unwrap_or(false) {
-                        let _ = fs::remove_file(file.path());
-                    }
+                    remove_if_stale(&file.path());
                     continue;
                 }
                 if name.len() != 62 || !is_hex(&name) {
@@ -381,6 +387,14 @@ struct Entry {
     mtime: SystemTime,
 }
 
+/// Temp files untouched for `STALE_TMP` were left by a writer that died.
+fn remove_if_stale(tmp: &Path) {
+    let age = fs::symlink_metadata(tmp).and_then(|m| m.modified()).ok().and_then(|t| t.elapsed().ok());
+    if age.is_some_and(|age| age > STALE_TMP) {
+        let _ = fs::remove_file(tmp);
+    }
+}
+
 fn is_hex(s: &str) -> bool {
     s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
@@ -395,25 +409,115 @@ fn now_secs() -> u64 {
     SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
 }
 
-/// Writes `bytes` to a fresh 0600 temp file in `dir`; renamed into place
-/// later, so readers see a whole object or none.
-fn write_temp(dir: &Path, bytes: &[u8]) -> io::Result<PathBuf> {
+/// A fresh 0600 temp file in `dir`, open for reading and writing; renamed
+/// into place later, so readers see a whole object or none.
+fn create_temp(dir: &Path) -> io::Result<(PathBuf, File)> {
     static SEQ: AtomicU64 = AtomicU64::new(0);
     let nanos = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
     let tmp =
         dir.join(format!(".tmp-{}-{}-{}", std::process::id(), nanos, SEQ.fetch_add(1, Ordering::Relaxed)));
-    let result = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(&tmp)
-        .and_then(|mut f| f.write_all(bytes));
-    match result {
+    let file = OpenOptions::new().read(true).write(true).create_new(true).mode(0o600).open(&tmp)?;
+    Ok((tmp, file))
+}
+
+/// Writes `bytes` to a fresh temp file in `dir` (see `create_temp`).
+fn write_temp(dir: &Path, bytes: &[u8]) -> io::Result<PathBuf> {
+    let (tmp, mut file) = create_temp(dir)?;
+    match file.write_all(bytes) {
         Ok(()) => Ok(tmp),
         Err(e) => {
             let _ = fs::remove_file(&tmp);
             Err(e)
         }
+    }
+}
+
+/// An output written to the store while it is still arriving (the shim's
+/// capture of an output too large to hold in memory): the bytes go to a temp
+/// file in `objects/` as they come, hashed on the way, and `commit` names
+/// the object by that hash. Until then `copy_to` gives every byte back.
+/// Dropped without `commit`, the temp file goes.
+pub struct Spool {
+    store: Store,
+    tmp: PathBuf,
+    file: File,
+    hasher: Sha256,
+    len: u64,
+}
+
+impl Store {
+    /// Starts a spool. Fails when the store is off (cap 0) or its folder
+    /// cannot be written.
+    pub fn spool(&self) -> Result<Spool> {
+        if self.max_bytes == 0 {
+            bail!("the raw store is off (TOKENSIEVE_STORE_MAX_BYTES=0)");
+        }
+        let dir = self.objects_dir();
+        create_private_dir(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        let (tmp, file) = create_temp(&dir).with_context(|| format!("cannot write to {}", dir.display()))?;
+        Ok(Spool { store: self.clone(), tmp, file, hasher: Sha256::new(), len: 0 })
+    }
+}
+
+impl Spool {
+    /// Appends `bytes`. Fails (and keeps nothing of them) past the store's
+    /// cap, since such an output could not be kept anyway, or on a write
+    /// error; `len` then still counts the bytes safely written.
+    pub fn write(&mut self, bytes: &[u8]) -> Result<()> {
+        let len = self.len + bytes.len() as u64;
+        if len > self.store.max_bytes {
+            bail!("the output is larger than the raw store's cap ({} bytes)", self.store.max_bytes);
+        }
+        self.file.write_all(bytes).with_context(|| format!("cannot write {}", self.tmp.display()))?;
+        self.hasher.update(bytes);
+        self.len = len;
+        Ok(())
+    }
+
+    /// Bytes written so far.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Writes the first `len()` bytes to `out`, read through the open file
+    /// (so a temp file removed meanwhile still reads back).
+    pub fn copy_to(&self, out: &mut dyn Write) -> io::Result<()> {
+        use std::os::unix::fs::FileExt;
+        let mut buf = vec![0u8; 1 << 16];
+        let mut at = 0u64;
+        while at < self.len {
+            let want = (self.len - at).min(buf.len() as u64) as usize;
+            let n = self.file.read_at(&mut buf[..want], at)?;
+            if n == 0 {
+                return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "the spool file is shorter"));
+            }
+            out.write_all(&buf[..n])?;
+            at += n as u64;
+        }
+        Ok(())
+    }
+
+    /// Moves the bytes into place as an object (then evicts as `put` does).
+    /// On an error the bytes are still there for `copy_to`.
+    pub fn commit(&mut self) -> Result<Object> {
+        let hex = hex_of(self.hasher.clone().finalize().as_slice());
+        let path = object_path(&self.store.objects_dir(), &hex);
+        let obj = Object { id: hex[..ID_LEN].to_owned(), hex, path };
+        let dir = obj.path.parent().expect("object paths have a folder");
+        create_private_dir(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        self.store.commit(&self.tmp, &obj, self.len)?;
+        Ok(obj)
+    }
+}
+
+impl Drop for Spool {
+    fn drop(&mut self) {
+        // Gone after a commit's rename; left over otherwise.
+        let _ = fs::remove_file(&self.tmp);
     }
 }
 

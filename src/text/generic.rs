@@ -215,9 +215,13 @@ fn keyword_counts(runs: &[Run]) -> String {
     if parts.is_empty() { "none".to_string() } else { parts.join(", ") }
 }
 
-fn summary(lines: &[&str], runs: &[Run], chars: usize, _settings: &Settings) -> String {
+fn summary(lines: &[&str], runs: &[Run], chars: usize, settings: &Settings) -> String {
     let mut out = Vec::new();
-    out.push(format!("{} lines, {} chars; keyword lines: {}", lines.len(), chars, keyword_counts(runs)));
+    // An excerpt's counts are the whole output's (its keyword counts are
+    // the excerpt's own).
+    let (total_lines, total_chars) =
+        settings.excerpt.as_ref().map_or((lines.len(), chars as u64), |e| (e.lines, e.chars));
+    out.push(format!("{total_lines} lines, {total_chars} chars; keyword lines: {}", keyword_counts(runs)));
 
     let head_runs = runs.len().min(HEAD);
     let tail_start = runs.len().saturating_sub(TAIL).max(head_runs);
@@ -266,7 +270,7 @@ fn summary(lines: &[&str], runs: &[Run], chars: usize, _settings: &Settings) -> 
                 let n =
                     if is_signal(line) { seen.get(shape(line).as_str()).copied().unwrap_or(1) } else { 1 };
                 let more = if n > 1 { format!(" (×{n} similar in all)") } else { String::new() };
-                out.push(format!("L{}: {}{more}", j + 1, cut(line)));
+                out.push(format!("L{}: {}{more}", settings.line_number(j), cut(line)));
                 last_printed = Some(j);
             }
         }
