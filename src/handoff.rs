@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use crate::auditor::{self, Receipt, Shape};
 use crate::history;
-use crate::pipeline::{self, Hint, Rendered, Settings};
+use crate::pipeline::{self, Excerpt, Gap, Hint, Rendered, Settings};
 use crate::store::{self, Object, Store};
 
 /// Everything after the bytes are captured: render, settle, store, emit the
@@ -25,11 +25,7 @@ pub fn deliver(
     started: Instant,
 ) -> io::Result<Receipt> {
     let mut warnings: Vec<String> = Vec::new();
-    let max_bytes = store::max_bytes_from_env().unwrap_or_else(|e| {
-        warnings.push(format!("{e:#}; using the default cap"));
-        store::DEFAULT_MAX_BYTES
-    });
-    let raw_store = Store::new(store::home(), max_bytes);
+    let raw_store = store_from_env(&mut warnings);
     // Known before rendering, so a text summary can point at the full output.
     let plan_started = Instant::now();
     let planned = raw_store.plan(raw);
@@ -72,9 +68,167 @@ pub fn deliver(
     }
     let store_took = plan_took + store_started.elapsed();
     emit(&out, &receipt)?;
+    record(Recorded { hint, receipt: &receipt, history, home, started, warnings, store_took, open_took });
+    Ok(receipt)
+}
 
+/// What the shim gathered: all of the output, or (too large to hold) an
+/// excerpt of it with every byte already in the raw store.
+pub enum Gathered<'a> {
+    Whole(&'a [u8]),
+    Spooled {
+        /// Head, signal lines of the middle, tail (see `pipeline::Excerpt`).
+        text: &'a str,
+        excerpt: &'a Excerpt,
+        object: &'a Object,
+        /// The exact token count of the whole output.
+        tokens: usize,
+    },
+}
+
+impl<'a> From<&'a [u8]> for Gathered<'a> {
+    fn from(raw: &'a [u8]) -> Gathered<'a> {
+        Gathered::Whole(raw)
+    }
+}
+
+impl Gathered<'_> {
+    /// Every byte of the output to `out` (the fallback when treating it failed).
+    pub fn write_raw(&self, out: &mut dyn Write) -> io::Result<()> {
+        match self {
+            Gathered::Whole(raw) => out.write_all(raw),
+            Gathered::Spooled { object, .. } => io::copy(&mut std::fs::File::open(&object.path)?, out).map(|_| ()),
+        }?;
+        out.flush()
+    }
+}
+
+/// `deliver` for what the shim gathered.
+pub fn deliver_gathered(
+    gathered: &Gathered,
+    hint: Option<&Hint>,
+    settings: &Settings,
+    started: Instant,
+) -> io::Result<Receipt> {
+    match *gathered {
+        Gathered::Whole(raw) => deliver(raw, hint, settings, started),
+        Gathered::Spooled { text, excerpt, object, tokens } => {
+            deliver_excerpt(text, excerpt, object, tokens, hint, settings, started)
+        }
+    }
+}
+
+/// An output too large to hold: the excerpt is rendered as the output would
+/// be (line numbers and sizes are the whole output's), followed by a line
+/// that says which lines are left out and the command that shows them. The
+/// raw bytes are already stored.
+fn deliver_excerpt(
+    text: &str,
+    excerpt: &Excerpt,
+    object: &Object,
+    tokens: usize,
+    hint: Option<&Hint>,
+    settings: &Settings,
+    started: Instant,
+) -> io::Result<Receipt> {
+    let mut warnings: Vec<String> = Vec::new();
+    let raw_store = store_from_env(&mut warnings);
+    let home = raw_store.home();
+    let mut local = settings.clone();
+    local.raw_note = Some(raw_note(object));
+    local.excerpt = Some(excerpt.clone());
+    let settings = &local;
+    let open_side = || {
+        let opened = Instant::now();
+        (history::open(home), opened.elapsed())
+    };
+    let (rendered, (history, open_took)) = std::thread::scope(|s| {
+        let side = s.spawn(open_side);
+        let rendered = pipeline::render_guarded(text.as_bytes(), hint, settings);
+        (rendered, side.join().unwrap_or_else(|_| open_side()))
+    });
+    let (mut out, shape) = match rendered {
+        Some(r) => (r.text, r.shape),
+        None => (crate::text::clean(text), Shape::Text("excerpt".into())),
+    };
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    if let Some(gap) = &excerpt.gap {
+        out.push_str(&gap_note(gap, object));
+    }
+    let compressed = auditor::count(settings.encoding, &out);
+    let receipt = if compressed < tokens {
+        let receipt = Receipt { original: tokens, compressed, shape, raw_id: Some(object.id.clone()) };
+        emit(out.as_bytes(), &receipt)?;
+        receipt
+    } else {
+        // Never worse: the stored bytes themselves.
+        let receipt = Receipt { original: tokens, compressed: tokens, shape: Shape::Raw, raw_id: None };
+        let whole = Gathered::Spooled { text, excerpt, object, tokens };
+        match whole.write_raw(&mut io::stdout().lock()) {
+            Err(e) if e.kind() != io::ErrorKind::BrokenPipe => return Err(e),
+            _ => {}
+        }
+        let _ = io::stderr().lock().write_all(format!("{receipt}\n").as_bytes());
+        receipt
+    };
+    record(Recorded {
+        hint,
+        receipt: &receipt,
+        history,
+        home,
+        started,
+        warnings,
+        store_took: Default::default(),
+        open_took,
+    });
+    Ok(receipt)
+}
+
+/// The line after an excerpt's rendering: what it leaves out, and how to
+/// see it.
+pub fn gap_note(gap: &Gap, object: &Object) -> String {
+    let lines = gap.last - gap.first + 1;
+    let signals = match (gap.signals_kept, gap.signals_dropped) {
+        (0, 0) => "none of them signal lines".to_string(),
+        (kept, 0) => format!("its {kept} signal lines are above"),
+        (kept, dropped) => {
+            format!("{kept} of its signal lines are above, {dropped} more did not fit in memory")
+        }
+    };
+    format!(
+        "lines {}-{} ({lines} lines) were too many to hold and are left out ({signals}): tokensieve show {} --lines {}:{}\n",
+        gap.first, gap.last, object.id, gap.first, gap.last
+    )
+}
+
+/// The store the environment names (a cap that does not parse is reported
+/// and the default used).
+fn store_from_env(warnings: &mut Vec<String>) -> Store {
+    let max_bytes = store::max_bytes_from_env().unwrap_or_else(|e| {
+        warnings.push(format!("{e:#}; using the default cap"));
+        store::DEFAULT_MAX_BYTES
+    });
+    Store::new(store::home(), max_bytes)
+}
+
+/// After the output: the history row, the warnings, the debug timings.
+struct Recorded<'a> {
+    hint: Option<&'a Hint>,
+    receipt: &'a Receipt,
+    history: anyhow::Result<rusqlite::Connection>,
+    home: &'a std::path::Path,
+    started: Instant,
+    warnings: Vec<String>,
+    store_took: std::time::Duration,
+    open_took: std::time::Duration,
+}
+
+fn record(r: Recorded) {
+    let Recorded { hint, receipt, history, home, started, mut warnings, store_took, open_took } = r;
     let history_started = Instant::now();
-    let call = history::Call::new(hint, &receipt, started.elapsed());
+    let call = history::Call::new(hint, receipt, started.elapsed());
     if let Err(e) = history.and_then(|db| history::record(&db, home, &call)) {
         warnings.push(format!("call not recorded: {}", history::describe_error(&e, home)));
     }
@@ -89,7 +243,6 @@ pub fn deliver(
             history_started.elapsed().as_micros()
         );
     }
-    Ok(receipt)
 }
 
 /// `TOKENSIEVE_DEBUG` set and non-empty: print decisions and their cost.

@@ -49,7 +49,8 @@ impl Settings {
     }
 }
 
-/// Where an excerpt's lines sit in the whole output, and its size.
+/// Where an excerpt's lines sit in the whole output, its size, and what was
+/// left out.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Excerpt {
     /// Per line of the excerpt, its 1-based number in the whole output.
@@ -57,6 +58,18 @@ pub struct Excerpt {
     /// Lines and characters of the whole output.
     pub lines: usize,
     pub chars: u64,
+    pub gap: Option<Gap>,
+}
+
+/// The stretch of lines between an excerpt's head and tail.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Gap {
+    /// First and last line (1-based) of the stretch.
+    pub first: usize,
+    pub last: usize,
+    /// Its signal lines that are in the excerpt, and those over the budget.
+    pub signals_kept: usize,
+    pub signals_dropped: usize,
 }
 
 /// A candidate rendering of the output.

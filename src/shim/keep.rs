@@ -9,7 +9,7 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use crate::pipeline::Excerpt;
+use crate::pipeline::{Excerpt, Gap};
 
 /// Byte budgets of the parts kept.
 #[derive(Clone, Copy, Debug)]
@@ -27,24 +27,11 @@ impl Default for KeepLimits {
     }
 }
 
-/// The lines between head and tail that were not kept whole.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Gap {
-    /// First and last line (1-based) of the stretch.
-    pub first: usize,
-    pub last: usize,
-    /// Its signal lines that are in the excerpt, and those over the budget.
-    pub signals_kept: usize,
-    pub signals_dropped: usize,
-}
-
-/// The kept lines as one text, where each sits in the whole output, and
-/// what was left out.
+/// The kept lines as one text, and where they sit in the whole output.
 #[derive(Debug)]
 pub struct Kept {
     pub text: String,
     pub excerpt: Excerpt,
-    pub gap: Option<Gap>,
 }
 
 #[derive(Debug)]
@@ -114,16 +101,13 @@ impl Keeper {
     fn take_partial(&mut self) -> String {
         let mut bytes = std::mem::take(&mut self.partial);
         let mut cut = std::mem::take(&mut self.partial_cut);
-        if cut > 0 {
-            // Cut on a character boundary.
-            while bytes.last().is_some_and(|&b| b & 0xC0 == 0x80) {
-                bytes.pop();
-                cut += 1;
-            }
-            if bytes.last().is_some_and(|&b| b >= 0xC0) {
-                bytes.pop();
-                cut += 1;
-            }
+        if cut > 0
+            && let Err(e) = std::str::from_utf8(&bytes)
+            && e.error_len().is_none()
+        {
+            // The cut split a character: it goes whole.
+            cut += bytes.len() - e.valid_up_to();
+            bytes.truncate(e.valid_up_to());
         }
         let mut line = String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into());
         if cut > 0 {
@@ -199,8 +183,8 @@ impl Keeper {
         if !ends_open && total_lines > 0 {
             text.push('\n');
         }
-        let excerpt = Excerpt { line_numbers: Arc::from(numbers), lines: total_lines, chars: self.chars };
-        Kept { text, excerpt, gap }
+        let excerpt = Excerpt { line_numbers: Arc::from(numbers), lines: total_lines, chars: self.chars, gap };
+        Kept { text, excerpt }
     }
 }
 
@@ -235,7 +219,7 @@ mod tests {
         let input = "one\ntwo\nthree\n";
         let kept = keep(KeepLimits::default(), input, 3);
         assert_eq!(kept.text, input);
-        assert_eq!(kept.gap, None);
+        assert_eq!(kept.excerpt.gap, None);
         assert_eq!(&kept.excerpt.line_numbers[..], &[1, 2, 3]);
         assert_eq!((kept.excerpt.lines, kept.excerpt.chars), (3, input.len() as u64));
         let open = keep(KeepLimits::default(), "a\nb", 1);
@@ -265,7 +249,7 @@ mod tests {
             assert_eq!(kept.excerpt.line_numbers[at], 77);
             assert_eq!(kept.excerpt.line_numbers[lines.len() - 1], 200);
             assert_eq!(kept.excerpt.lines, 200);
-            let gap = kept.gap.expect("a gap");
+            let gap = kept.excerpt.gap.expect("a gap");
             assert_eq!((gap.signals_kept, gap.signals_dropped), (2, 0));
             let numbers = &kept.excerpt.line_numbers;
             assert_eq!(numbers[gap.first - 1], 77, "the gap's first signal follows the head");
@@ -286,7 +270,7 @@ mod tests {
         let kept = k.finish();
         let budget = limits.head + limits.tail + limits.signals + 3 * (limits.line + 64);
         assert!(kept.text.len() <= budget, "{} bytes kept", kept.text.len());
-        let gap = kept.gap.unwrap();
+        let gap = kept.excerpt.gap.unwrap();
         assert_eq!(gap.signals_kept + gap.signals_dropped, gap.last - gap.first + 1);
         assert!(kept.text.ends_with("x … (line cut here: 9970 more bytes)"), "{}", kept.text);
     }
@@ -296,5 +280,7 @@ mod tests {
         let line = "é".repeat(40); // 80 bytes, limit 30
         let kept = keep(small(), &format!("{line}\n"), 5);
         assert_eq!(kept.text, format!("{} … (line cut here: 50 more bytes)\n", "é".repeat(15)));
+        let kept = keep(small(), &format!("x{line}\n"), 5);
+        assert_eq!(kept.text, format!("x{} … (line cut here: 52 more bytes)\n", "é".repeat(14)));
     }
 }
