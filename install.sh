@@ -25,7 +25,9 @@ else
 fi
 [ -x "$src" ] || { echo "install.sh: no binary at $src" >&2; exit 1; }
 
-mkdir -p "$bin"
+# Private folders (0700) whatever the umask; `tokensieve install` below
+# checks the modes again.
+(umask 077 && mkdir -p "$bin")
 # Copy under a temporary name, then rename: shims running right now keep
 # their old file.
 cp "$src" "$bin/tokensieve.new.$$"
@@ -51,12 +53,28 @@ rc_files=("$HOME/.profile" "$HOME/.bashrc")
 if [ -f "$HOME/.zshrc" ] || command -v zsh >/dev/null 2>&1; then
     rc_files+=("$HOME/.zshrc")
 fi
+status=0
 for rc in "${rc_files[@]}"; do
-    old=""
-    [ -f "$rc" ] && old="$(awk -v b="$begin" -v e="$end" '$0==b{skip=1;next} skip&&$0==e{skip=0;next} !skip' "$rc")"
-    { [ -n "$old" ] && printf '%s\n' "$old"; printf '%s\n' "$block"; } >"$rc.tokensieve.$$"
-    mv -f "$rc.tokensieve.$$" "$rc"
+    if [ -f "$rc" ] && ! awk -v b="$begin" -v e="$end" '$0==b{open=1} open&&$0==e{open=0} END{exit open}' "$rc"; then
+        # Where the block ends would be a guess, and a wrong guess loses
+        # the user's own lines.
+        echo "install.sh: left $rc alone: it has a '$begin' line with no '$end' line after it; fix it by hand" >&2
+        status=1
+        continue
+    fi
+    new="$(mktemp)"
+    {
+        [ -f "$rc" ] && awk -v b="$begin" -v e="$end" '$0==b{skip=1;next} skip&&$0==e{skip=0;next} !skip' "$rc"
+        printf '%s\n' "$block"
+    } >"$new"
+    # Rewritten in place (not replaced by a new file): a symlinked start-up
+    # file (a dotfiles repository) stays a symlink, and keeps its mode.
+    if ! cmp -s "$new" "$rc"; then
+        cat "$new" >"$rc"
+    fi
+    rm -f "$new"
     echo "PATH line in $rc"
 done
 
 echo "done. Open a new shell (or: export PATH=\"$bin:\$PATH\"; hash -r), then: tokensieve doctor"
+exit "$status"

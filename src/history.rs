@@ -6,8 +6,6 @@
 //! and its leading subcommand words are kept, never flag values or the full
 //! argument list: they can hold secrets.
 
-use std::fs::OpenOptions;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -15,6 +13,7 @@ use anyhow::{Context, Result};
 use rusqlite::{Connection, ErrorCode, OpenFlags, params};
 
 use crate::auditor::Receipt;
+use crate::homefs::Dir;
 use crate::pipeline::Hint;
 
 /// Each entry moves the schema from version `i` to `i + 1`.
@@ -119,18 +118,12 @@ pub fn is_corrupt(err: &anyhow::Error) -> bool {
 pub fn open(home: &Path) -> Result<Connection> {
     let path = db_path(home);
     // One stat on every call; the folder and file are made only the first
-    // time. Created by us so the file is 0600: SQLite gives its -wal and -shm
-    // files the database file's mode. (Two first calls at once both create:
-    // harmless with create + append.)
-    if !path.exists() {
-        crate::store::create_private_dir(home)
-            .with_context(|| format!("cannot create {}", home.display()))?;
-        OpenOptions::new()
-            .create(true)
-            .append(true)
-            .mode(0o600)
-            .open(&path)
-            .with_context(|| format!("cannot create {}", path.display()))?;
+    // time, through `homefs` (0700 folder, 0600 file: SQLite gives its -wal
+    // and -shm files the database file's mode). Two first calls at once:
+    // the second finds the file there, which is fine.
+    if std::fs::symlink_metadata(&path).is_err() {
+        let dir = Dir::home(home, true).with_context(|| format!("cannot create {}", home.display()))?;
+        dir.create_new("history.db").with_context(|| format!("cannot create {}", path.display()))?;
     }
     connect(&path)
 }
@@ -138,16 +131,25 @@ pub fn open(home: &Path) -> Result<Connection> {
 /// Opens an existing database for reading; `None` when there is none yet.
 pub fn open_existing(home: &Path) -> Result<Option<Connection>> {
     let path = db_path(home);
-    if !path.exists() {
+    if std::fs::symlink_metadata(&path).is_err() {
         return Ok(None);
     }
     connect(&path).map(Some)
 }
 
 fn connect(path: &Path) -> Result<Connection> {
+    // SQLite refuses a symlink anywhere in a NOFOLLOW path, so the home's
+    // own path (which the user may reach through a symlink) is resolved
+    // first; the database file itself must then not be one.
+    let real = match (path.parent().map(std::fs::canonicalize), path.file_name()) {
+        (Some(Ok(dir)), Some(name)) => dir.join(name),
+        _ => path.to_owned(),
+    };
     let setup = || -> rusqlite::Result<Connection> {
-        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let conn = Connection::open_with_flags(path, flags)?;
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_NOFOLLOW;
+        let conn = Connection::open_with_flags(&real, flags)?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
         // No fsync at all: an fsync costs ~1 ms here, on every call, for a
         // table of statistics. A crash of ours cannot damage the file; an

@@ -9,12 +9,16 @@
 //! - `handoff`: writes stdout, then the receipt; stores raw, records history.
 //! - `shim`: real-tool resolution, the compress/passthrough policy, the child.
 //! - `store`, `history`: the raw object store and the SQLite call log.
+//! - `homefs`: the one way to write under the home (no symlink followed).
 //! - `cli`: the `tokensieve` subcommands.
+//! - `agents`: each agent's own setting that puts the shims on its shell's PATH.
 
+pub mod agents;
 pub mod auditor;
 pub mod cli;
 pub mod handoff;
 pub mod history;
+pub mod homefs;
 pub mod json;
 pub mod pipeline;
 pub mod shim;

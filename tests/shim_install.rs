@@ -144,6 +144,95 @@ fn doctor_reports_problems_and_uninstall_removes_everything() {
     assert_eq!(String::from_utf8_lossy(&out.stdout), "{\"tool\": \"aws\"}\n");
 }
 
+/// The rc file from the report: a begin marker, the user's lines, no end marker.
+const UNCLOSED: &str = "export A=1\n# >>> tokensieve >>>\nPATH=/x:$PATH\nalias important=keep\nexport B=2\n";
+
+#[test]
+fn uninstall_leaves_an_rc_file_with_a_begin_marker_but_no_end_marker_alone() {
+    let home = Home::new();
+    assert!(home.bash("./install.sh aws").status.success());
+    fs::write(home.path().join(".bashrc"), UNCLOSED).unwrap();
+    let out = home.bash("~/.tokensieve/bin/tokensieve uninstall");
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains(".bashrc alone"), "{}", text(&out));
+    assert_eq!(home.read(".bashrc"), UNCLOSED);
+    // The other files were cleaned as usual.
+    assert!(!home.read(".profile").contains("tokensieve"));
+}
+
+#[test]
+fn install_sh_leaves_an_rc_file_with_a_begin_marker_but_no_end_marker_alone() {
+    let home = Home::new();
+    fs::write(home.path().join(".bashrc"), UNCLOSED).unwrap();
+    let out = home.bash("./install.sh aws");
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains(".bashrc alone"), "{}", text(&out));
+    assert_eq!(home.read(".bashrc"), UNCLOSED);
+    assert!(home.read(".profile").contains("# <<< tokensieve <<<"));
+}
+
+#[test]
+fn install_sh_keeps_a_symlinked_rc_file_a_symlink_with_its_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let home = Home::new();
+    let dotfiles = home.path().join("dotfiles");
+    fs::create_dir(&dotfiles).unwrap();
+    let real = dotfiles.join("bashrc");
+    fs::write(&real, "alias ll='ls -l'\n").unwrap();
+    fs::set_permissions(&real, fs::Permissions::from_mode(0o640)).unwrap();
+    fs::remove_file(home.path().join(".bashrc")).unwrap();
+    std::os::unix::fs::symlink(&real, home.path().join(".bashrc")).unwrap();
+    for _ in 0..2 {
+        let out = home.bash("./install.sh aws");
+        assert!(out.status.success(), "{}", text(&out));
+    }
+    let link = fs::symlink_metadata(home.path().join(".bashrc")).unwrap();
+    assert!(link.file_type().is_symlink(), "the symlink was replaced by a file");
+    assert_eq!(fs::metadata(&real).unwrap().permissions().mode() & 0o777, 0o640);
+    let content = fs::read_to_string(&real).unwrap();
+    assert!(
+        content.starts_with("alias ll='ls -l'\n") && content.matches("# >>> tokensieve >>>").count() == 1
+    );
+    let out = home.bash("~/.tokensieve/bin/tokensieve uninstall");
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(fs::symlink_metadata(home.path().join(".bashrc")).unwrap().file_type().is_symlink());
+    assert_eq!(fs::read_to_string(&real).unwrap(), "alias ll='ls -l'\n");
+}
+
+#[test]
+fn install_makes_its_folders_private_under_any_umask() {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    for umask in ["000", "022"] {
+        let home = Home::new();
+        let out = home.bash(&format!("umask {umask}; '{BIN}' install aws"));
+        assert!(out.status.success(), "{}", text(&out));
+        let ts = home.path().join(".tokensieve");
+        assert_eq!(mode(&ts), 0o700, "home under umask {umask}");
+        assert_eq!(mode(&ts.join("bin")), 0o700, "bin under umask {umask}");
+        assert_eq!(mode(&ts.join("bin/tokensieve")), 0o755);
+        let out = home.bash(&format!("umask {umask}; ./install.sh aws"));
+        assert!(out.status.success(), "{}", text(&out));
+        assert_eq!((mode(&ts), mode(&ts.join("bin"))), (0o700, 0o700), "install.sh under umask {umask}");
+    }
+    // A home left open by an older install is made private; a folder that
+    // holds other files is not changed behind the user's back.
+    let home = Home::new();
+    let ts = home.path().join(".tokensieve");
+    fs::create_dir_all(ts.join("objects")).unwrap();
+    fs::set_permissions(&ts, fs::Permissions::from_mode(0o755)).unwrap();
+    let out = home.bash(&format!("'{BIN}' install aws"));
+    assert!(text(&out).contains("made ") && mode(&ts) == 0o700, "{}", text(&out));
+    let shared = home.path().join("shared");
+    fs::create_dir(&shared).unwrap();
+    fs::write(shared.join("notes.txt"), "mine").unwrap();
+    fs::set_permissions(&shared, fs::Permissions::from_mode(0o755)).unwrap();
+    let out = home.bash(&format!("TOKENSIEVE_HOME=~/shared '{BIN}' install aws"));
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(mode(&shared), 0o755, "{}", text(&out));
+    assert_eq!(mode(&shared.join("bin")), 0o700);
+}
+
 #[test]
 fn the_binary_is_statically_linked() {
     if Command::new("file").arg("--version").output().is_err() {

@@ -1,7 +1,9 @@
 //! `tokensieve doctor`: is the installation doing what the user thinks?
 //! PATH order, each shim and the real binary it runs, shims shadowed by an
 //! earlier folder, tools that resolve to nothing, a second tokensieve copy in
-//! the chain, and a hint when this shell may still have an old path hashed.
+//! the chain, a hint when this shell may still have an old path hashed, and
+//! for each agent installed whether the shell it runs commands in finds the
+//! shims.
 //! Exit 0 when healthy, 1 otherwise.
 
 use std::ffi::OsString;
@@ -12,7 +14,9 @@ use std::time::{Duration, SystemTime};
 
 use anyhow::Result;
 
+use super::init::status_line;
 use super::install::{home, is_shim, shim_ids};
+use crate::agents::{Agent, Context};
 use crate::shim::reader;
 use crate::shim::resolve::{self, FileId};
 
@@ -76,6 +80,16 @@ pub(crate) fn run(_args: Vec<OsString>) -> Result<ExitCode> {
         }
         if let Some(hint) = hash_hint(tool, link) {
             println!("  hint: {hint}");
+        }
+    }
+    println!("agents:");
+    if let Some(ctx) = Context::from_env(&home) {
+        for agent in Agent::ALL {
+            let line = status_line(*agent, &ctx);
+            println!("{line}");
+            if line.contains("PROBLEM:") {
+                problems += 1;
+            }
         }
     }
     if problems == 0 {

@@ -7,12 +7,13 @@
 
 use std::ffi::OsString;
 use std::fs;
-use std::os::unix::fs::{PermissionsExt, symlink};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 
+use crate::homefs::Dir;
 use crate::shim::resolve::{self, FileId};
 
 /// What `install` shims when no tool is named (those found on PATH).
@@ -54,10 +55,16 @@ pub(crate) fn shim_ids(target: &Path) -> Vec<FileId> {
 }
 
 pub(crate) fn install(tools: Vec<OsString>) -> Result<ExitCode> {
-    let bin = home()?.join("bin");
-    fs::create_dir_all(&bin).with_context(|| format!("cannot create {}", bin.display()))?;
+    let home_path = home()?;
+    let home =
+        Dir::home(&home_path, true).with_context(|| format!("cannot create {}", home_path.display()))?;
+    let bin =
+        home.sub("bin", true).with_context(|| format!("cannot create {}", home.join("bin").display()))?;
+    make_private(&home, looks_like_ours(&home))?;
+    make_private(&bin, true)?;
+    let bin_path = bin.path().to_owned();
     let target = bin.join("tokensieve");
-    place_binary(&target)?;
+    place_binary(&bin)?;
     let path = std::env::var_os("PATH").unwrap_or_default();
     let skip = shim_ids(&target);
     let tools: Vec<String> = if tools.is_empty() {
@@ -81,13 +88,13 @@ pub(crate) fn install(tools: Vec<OsString>) -> Result<ExitCode> {
             bail!("'{tool}' is not a tool name");
         }
         let link = bin.join(tool);
-        if fs::symlink_metadata(&link).is_ok() {
+        if bin.stat(tool).is_ok() {
             if !is_shim(&link, &target) {
                 bail!("{} exists and is not a tokensieve shim; left alone", link.display());
             }
-            fs::remove_file(&link).with_context(|| format!("cannot replace {}", link.display()))?;
+            bin.remove(tool).with_context(|| format!("cannot replace {}", link.display()))?;
         }
-        symlink("tokensieve", &link).with_context(|| format!("cannot create {}", link.display()))?;
+        bin.symlink("tokensieve", tool).with_context(|| format!("cannot create {}", link.display()))?;
         match resolve::find(tool, Some(&path), &skip) {
             Some(real) => println!("shimmed {tool} -> {}", real.display()),
             None => {
@@ -96,88 +103,173 @@ pub(crate) fn install(tools: Vec<OsString>) -> Result<ExitCode> {
         }
     }
     let first = std::env::split_paths(&path).next();
-    if first.as_deref().and_then(FileId::of) != FileId::of(&bin) {
-        println!("put {} first on PATH (install.sh does it for bash, zsh and login shells)", bin.display());
+    if first.as_deref().and_then(FileId::of) != FileId::of(&bin_path) {
+        println!(
+            "put {} first on PATH (install.sh does it for bash, zsh and login shells)",
+            bin_path.display()
+        );
     }
     Ok(ExitCode::SUCCESS)
 }
 
-/// Copies the running binary to `target` unless it already is that file.
-/// Copy to a temporary name, then rename: a shim running right now keeps its
-/// old file.
-fn place_binary(target: &Path) -> Result<()> {
-    let me = std::env::current_exe().context("cannot find the running tokensieve binary")?;
-    if FileId::of(&me).is_some() && FileId::of(&me) == FileId::of(target) {
+/// What tokensieve itself keeps in its home.
+const HOME_ENTRIES: &[&str] = &[
+    "bin",
+    "objects",
+    "objects.size",
+    "objects.lock",
+    "evicted.log",
+    "evicted.log.1",
+    "history.db",
+    "history.db-wal",
+    "history.db-shm",
+    "history.db-journal",
+];
+
+/// Whether the home holds nothing but what tokensieve puts there (so making
+/// it private cannot surprise anyone: `TOKENSIEVE_HOME` may name a folder
+/// the user shares on purpose).
+fn looks_like_ours(home: &Dir) -> bool {
+    home.entries().is_ok_and(|e| e.iter().all(|(name, _)| HOME_ENTRIES.contains(&name.as_str())))
+}
+
+/// Makes `dir` 0700 when it is open to others, if it is `ours`; otherwise
+/// says why it was left.
+fn make_private(dir: &Dir, ours: bool) -> Result<()> {
+    let (mode, owner) = dir.mode_and_owner()?;
+    if mode & 0o077 == 0 {
         return Ok(());
     }
-    let tmp = target.with_extension(format!("tmp.{}", std::process::id()));
-    fs::copy(&me, &tmp).with_context(|| format!("cannot copy {} to {}", me.display(), tmp.display()))?;
-    fs::set_permissions(&tmp, fs::Permissions::from_mode(0o755))?;
-    fs::rename(&tmp, target).with_context(|| format!("cannot install {}", target.display()))?;
+    // SAFETY: getuid cannot fail.
+    if ours && owner == unsafe { libc::getuid() } {
+        dir.make_private().with_context(|| format!("cannot make {} private", dir.path().display()))?;
+        println!("made {} private (mode {mode:o} -> 700)", dir.path().display());
+    } else {
+        println!(
+            "note: {} is mode {mode:o} and holds files that are not tokensieve's; left as it is",
+            dir.path().display()
+        );
+    }
     Ok(())
 }
 
-pub(crate) fn uninstall(tools: Vec<OsString>) -> Result<ExitCode> {
-    let home = home()?;
-    let bin = home.join("bin");
+/// Copies the running binary to `bin/tokensieve` unless it already is that
+/// file. Copy to a temporary name, then rename: a shim running right now
+/// keeps its old file.
+fn place_binary(bin: &Dir) -> Result<()> {
     let target = bin.join("tokensieve");
+    let me = std::env::current_exe().context("cannot find the running tokensieve binary")?;
+    if FileId::of(&me).is_some() && FileId::of(&me) == FileId::of(&target) {
+        return Ok(());
+    }
+    let (mut tmp, name) = bin.temp().with_context(|| format!("cannot write to {}", bin.path().display()))?;
+    let copied = fs::File::open(&me)
+        .and_then(|mut src| std::io::copy(&mut src, &mut tmp))
+        .and_then(|_| tmp.set_permissions(fs::Permissions::from_mode(0o755)))
+        .and_then(|_| bin.rename(&name, bin, "tokensieve"));
+    if copied.is_err() {
+        let _ = bin.remove(&name);
+    }
+    copied.with_context(|| format!("cannot install {} to {}", me.display(), target.display()))
+}
+
+pub(crate) fn uninstall(tools: Vec<OsString>) -> Result<ExitCode> {
+    let home_path = home()?;
+    let bin = match Dir::home(&home_path, false).and_then(|h| h.sub("bin", false).map(|b| (h, b))) {
+        Ok(dirs) => Some(dirs),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e).with_context(|| format!("cannot open {}", home_path.join("bin").display())),
+    };
+    let target = home_path.join("bin").join("tokensieve");
     if !tools.is_empty() {
         for tool in tools {
-            let link = bin.join(&tool);
-            if fs::symlink_metadata(&link).is_err() {
-                println!("{} is not shimmed", tool.to_string_lossy());
-            } else if !is_shim(&link, &target) {
-                bail!("{} is not a tokensieve shim; left alone", link.display());
-            } else {
-                fs::remove_file(&link).with_context(|| format!("cannot remove {}", link.display()))?;
-                println!("removed the {} shim", tool.to_string_lossy());
+            let name = tool.to_string_lossy();
+            let link = home_path.join("bin").join(&tool);
+            match &bin {
+                Some((_, bin)) if bin.stat(&name).is_ok() => {
+                    if !is_shim(&link, &target) {
+                        bail!("{} is not a tokensieve shim; left alone", link.display());
+                    }
+                    bin.remove(&name).with_context(|| format!("cannot remove {}", link.display()))?;
+                    println!("removed the {name} shim");
+                }
+                _ => println!("{name} is not shimmed"),
             }
         }
         return Ok(ExitCode::SUCCESS);
     }
-    if let Ok(entries) = fs::read_dir(&bin) {
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path != target && is_shim(&path, &target) {
-                fs::remove_file(&path).with_context(|| format!("cannot remove {}", path.display()))?;
-                println!("removed the {} shim", entry.file_name().to_string_lossy());
+    if let Some((home, bin)) = &bin {
+        for (name, _) in bin.entries().unwrap_or_default() {
+            if name != "tokensieve" && is_shim(&bin.join(&name), &target) {
+                bin.remove(&name).with_context(|| format!("cannot remove {}", bin.join(&name).display()))?;
+                println!("removed the {name} shim");
             }
         }
+        if bin.stat("tokensieve").is_ok() {
+            bin.remove("tokensieve").with_context(|| format!("cannot remove {}", target.display()))?;
+        }
+        let _ = home.remove_dir("bin");
     }
-    if fs::symlink_metadata(&target).is_ok() {
-        fs::remove_file(&target).with_context(|| format!("cannot remove {}", target.display()))?;
-    }
-    let _ = fs::remove_dir(&bin);
+    let mut code = ExitCode::SUCCESS;
     if let Some(user) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
         for rc in RC_FILES {
             let file = Path::new(&user).join(rc);
             let Ok(text) = fs::read_to_string(&file) else { continue };
-            let cleaned = without_block(&text);
-            if cleaned != text {
-                fs::write(&file, cleaned).with_context(|| format!("cannot update {}", file.display()))?;
-                println!("removed the PATH lines from {}", file.display());
+            match without_block(&text) {
+                Block::Absent => {}
+                // Written in place: a symlinked start-up file stays a
+                // symlink, and keeps its mode.
+                Block::Removed(cleaned) => {
+                    fs::write(&file, cleaned).with_context(|| format!("cannot update {}", file.display()))?;
+                    println!("removed the PATH lines from {}", file.display());
+                }
+                Block::Unclosed(line) => {
+                    eprintln!(
+                        "tokensieve: left {} alone: line {line} opens the tokensieve block ({BLOCK_BEGIN}) but no \
+                         {BLOCK_END} line closes it; remove the tokensieve lines by hand",
+                        file.display()
+                    );
+                    code = ExitCode::from(1);
+                }
             }
         }
     }
-    println!("stored outputs and history are kept in {} (delete it to remove them)", home.display());
-    Ok(ExitCode::SUCCESS)
+    println!("stored outputs and history are kept in {} (delete it to remove them)", home_path.display());
+    Ok(code)
 }
 
-/// `text` without the lines from BLOCK_BEGIN to BLOCK_END (inclusive).
-fn without_block(text: &str) -> String {
+/// A start-up file's tokensieve block.
+#[derive(Debug, PartialEq, Eq)]
+enum Block {
+    Absent,
+    /// The text without the lines from BLOCK_BEGIN to BLOCK_END (inclusive).
+    Removed(String),
+    /// A begin marker (at this line number) with no end marker after it:
+    /// where the block ends is a guess, and a wrong guess deletes the
+    /// user's own lines.
+    Unclosed(usize),
+}
+
+fn without_block(text: &str) -> Block {
     let mut out = String::with_capacity(text.len());
-    let mut inside = false;
-    for line in text.split_inclusive('\n') {
+    let mut open_at = None;
+    let mut found = false;
+    for (n, line) in text.split_inclusive('\n').enumerate() {
         let bare = line.trim_end();
-        if bare == BLOCK_BEGIN {
-            inside = true;
-        } else if inside && bare == BLOCK_END {
-            inside = false;
-        } else if !inside {
+        if open_at.is_none() && bare == BLOCK_BEGIN {
+            open_at = Some(n + 1);
+            found = true;
+        } else if open_at.is_some() && bare == BLOCK_END {
+            open_at = None;
+        } else if open_at.is_none() {
             out.push_str(line);
         }
     }
-    out
+    match (open_at, found) {
+        (Some(line), _) => Block::Unclosed(line),
+        (None, true) => Block::Removed(out),
+        (None, false) => Block::Absent,
+    }
 }
 
 #[cfg(test)]
@@ -187,7 +279,13 @@ mod tests {
     #[test]
     fn block_removal_keeps_everything_else() {
         let text = format!("a\n{BLOCK_BEGIN}\nexport PATH=x\n{BLOCK_END}\nb\n");
-        assert_eq!(without_block(&text), "a\nb\n");
-        assert_eq!(without_block("no block\n"), "no block\n");
+        assert_eq!(without_block(&text), Block::Removed("a\nb\n".into()));
+        assert_eq!(without_block("no block\n"), Block::Absent);
+    }
+
+    #[test]
+    fn a_block_without_its_end_marker_is_not_guessed() {
+        let text = format!("export A=1\n{BLOCK_BEGIN}\nPATH=/x:$PATH\nalias important=keep\nexport B=2\n");
+        assert_eq!(without_block(&text), Block::Unclosed(2));
     }
 }

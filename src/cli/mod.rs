@@ -5,6 +5,7 @@ mod doctor;
 mod fetch;
 mod filter;
 mod gain;
+mod init;
 mod inspect;
 mod install;
 mod run;
@@ -34,7 +35,8 @@ usage:
                                         recorded savings per command
   tokensieve install [TOOL...]          shim TOOLs (default: common agent CLIs on PATH)
   tokensieve uninstall [TOOL...]        remove shims (all, and the PATH lines, if none named)
-  tokensieve doctor                     check PATH order, shims, real tools
+  tokensieve doctor                     check PATH order, shims, real tools, agents
+  tokensieve init [AGENT] [--uninstall] make AGENT's shell find the shims (claude, codex)
   tokensieve --help | --version
 
 options:
@@ -125,7 +127,7 @@ fn text(parser: &mut lexopt::Parser) -> Result<String> {
 
 /// Subcommands that take the rest of the command line as it is (commands,
 /// tool names): options after them are not ours.
-const RAW_SUBCOMMANDS: &[&str] = &["run", "fetch", "install", "uninstall", "doctor"];
+const RAW_SUBCOMMANDS: &[&str] = &["run", "fetch", "install", "uninstall", "doctor", "init"];
 
 fn raw_subcommand(sub: &str, mut rest: Vec<OsString>, global: &Global) -> Result<ExitCode> {
     if rest.first().is_some_and(|a| a == "--") {
@@ -136,6 +138,7 @@ fn raw_subcommand(sub: &str, mut rest: Vec<OsString>, global: &Global) -> Result
         "fetch" => fetch::run(rest, global),
         "install" => install::install(rest),
         "uninstall" => install::uninstall(rest),
+        "init" => init::run(rest),
         _ => doctor::run(rest),
     }
 }

@@ -116,7 +116,7 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
         println!("{}", path.display());
         return Ok(ExitCode::SUCCESS);
     }
-    let raw = std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    let raw = raw_store.read(&hex).with_context(|| format!("cannot read {}", path.display()))?;
     if store::hash_hex(&raw) != hex {
         eprintln!(
             "tokensieve: the stored copy of {} is damaged (its bytes no longer match their hash): {}",

@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use super::keep::{KeepLimits, Keeper, Kept};
 use crate::auditor::{Encoding, Tally};
 use crate::json::scrubber::{Escape, escape_at};
-use crate::store::{Object, Store};
+use crate::store::{Object, ObjectWriter, Store};
 
 /// What a capture holds in memory at most (`TOKENSIEVE_CAPTURE_MAX_BYTES`).
 pub const DEFAULT_CAPTURE_MAX: usize = 64 << 20;
@@ -245,7 +245,7 @@ fn spool(
     enc: Encoding,
     chunk: &mut [u8],
 ) -> io::Result<Captured> {
-    let mut spool = match store.spool().and_then(|mut s| s.write(&buf).map(|()| s)) {
+    let mut spool = match Spool::start(store, &buf) {
         Ok(s) => s,
         Err(e) => {
             warn(&format!("{e:#}"));
@@ -263,7 +263,7 @@ fn spool(
         let n = match src.read(chunk, late)? {
             Event::Data(n) => n,
             Event::End => break,
-            Event::Late => return Ok(degrade_spooled(src, &spool, &[], chunk)),
+            Event::Late => return Ok(spool.degrade(src, &[], chunk)),
         };
         let bytes = &chunk[..n];
         carry.extend_from_slice(bytes);
@@ -272,22 +272,88 @@ fn spool(
         carry.drain(..done);
         if !text {
             let rest = bytes.to_vec();
-            return Ok(degrade_spooled(src, &spool, &rest, chunk));
+            return Ok(spool.degrade(src, &rest, chunk));
         }
         if let Err(e) = spool.write(bytes) {
             warn(&format!("{e:#}"));
             let rest = bytes.to_vec();
-            return Ok(degrade_spooled(src, &spool, &rest, chunk));
+            return Ok(spool.degrade(src, &rest, chunk));
         }
         keeper.push(bytes);
         tally.push(bytes);
     }
-    match spool.commit() {
+    match spool.finish() {
         Ok(object) => Ok(Captured::Kept(Spooled { kept: keeper.finish(), object, tokens: tally.finish() })),
-        Err(e) => {
+        Err((spool, e)) => {
             warn(&format!("{e:#}"));
-            Ok(degrade_spooled(src, &spool, &[], chunk))
+            Ok(spool.degrade(src, &[], chunk))
         }
+    }
+}
+
+/// The raw store's writer for one capture, and a way to read back what it
+/// holds if the capture must turn into a plain stream after all.
+struct Spool<'s> {
+    writer: ObjectWriter<'s>,
+    reader: File,
+    cap: u64,
+}
+
+/// The bytes a spool held when it could not keep them.
+struct Unkept {
+    reader: File,
+    len: u64,
+}
+
+impl<'s> Spool<'s> {
+    fn start(store: &'s Store, first: &[u8]) -> anyhow::Result<Spool<'s>> {
+        if store.max_bytes() == 0 {
+            anyhow::bail!("the raw store is off");
+        }
+        let writer = store.writer()?;
+        let reader = writer.reader()?;
+        let mut spool = Spool { writer, reader, cap: store.max_bytes() };
+        spool.write(first)?;
+        Ok(spool)
+    }
+
+    /// Past the store's cap the output could not be kept anyway: refused.
+    fn write(&mut self, bytes: &[u8]) -> anyhow::Result<()> {
+        if self.writer.len() + bytes.len() as u64 > self.cap {
+            anyhow::bail!("the output is larger than the raw store's cap ({} bytes)", self.cap);
+        }
+        Ok(self.writer.write_all(bytes)?)
+    }
+
+    fn finish(self) -> Result<Object, (Unkept, anyhow::Error)> {
+        let Spool { writer, reader, .. } = self;
+        let len = writer.len();
+        match writer.finish() {
+            Ok(Some(object)) => Ok(object),
+            Ok(None) => Err((Unkept { reader, len }, anyhow::anyhow!("the raw store declined it"))),
+            Err(e) => Err((Unkept { reader, len }, e)),
+        }
+    }
+
+    fn degrade(self, src: &mut Source, rest: &[u8], chunk: &mut [u8]) -> Captured {
+        let len = self.writer.len();
+        Unkept { reader: self.reader, len }.degrade(src, rest, chunk)
+    }
+}
+
+impl Unkept {
+    /// `degrade` with the spooled bytes first, then `rest`.
+    fn degrade(self, src: &mut Source, rest: &[u8], chunk: &mut [u8]) -> Captured {
+        use std::os::unix::fs::FileExt;
+        let mut at = 0u64;
+        while at < self.len {
+            let want = (self.len - at).min(chunk.len() as u64) as usize;
+            match self.reader.read_at(&mut chunk[..want], at) {
+                Ok(n) if n > 0 && write_stdout(&chunk[..n]) => at += n as u64,
+                _ => return Captured::Streamed,
+            }
+        }
+        degrade(src, rest, chunk)
     }
 }
 
@@ -302,16 +368,6 @@ fn degrade(src: &mut Source, held: &[u8], chunk: &mut [u8]) -> Captured {
         stream(src, chunk);
     }
     Captured::Streamed
-}
-
-/// `degrade` for a spooled capture: the spool holds every byte before `rest`.
-fn degrade_spooled(src: &mut Source, spool: &crate::store::Spool, rest: &[u8], chunk: &mut [u8]) -> Captured {
-    let mut fd1 = fd1();
-    if spool.copy_to(&mut *fd1).is_ok() {
-        degrade(src, rest, chunk)
-    } else {
-        Captured::Streamed
-    }
 }
 
 /// Copies the rest of the tool's stdout as it comes. Stops quietly when our

@@ -5,7 +5,9 @@
 //!
 //! Order: a nested call (`TOKENSIEVE_DEPTH`) → exec; `TOKENSIEVE=off` → exec;
 //! no agent marker and no `TOKENSIEVE=on` → exec; a follow/watch flag or an
-//! interactive subcommand → exec; stdout not where the agent reads → exec.
+//! interactive subcommand → exec; stdout not where the agent reads → exec
+//! (a pipe read by a shell or a pipeline peer, a file the command redirected
+//! to, `/dev/null`).
 
 use std::ffi::OsString;
 
@@ -51,13 +53,22 @@ pub fn decide(tool: &str, args: &[OsString], explicit: bool) -> Decision {
     }
     match reader::stdout() {
         Stdout::Tty | Stdout::Socket => Decision::Compress,
-        Stdout::Sink => Decision::Passthrough("stdout is a file, /dev/null or closed".into()),
+        Stdout::Sink => Decision::Passthrough("stdout is /dev/null, a device or closed".into()),
         Stdout::Pipe(inode) => match reader::pipe_reader(inode) {
             Reader::Program { .. } => Decision::Compress,
             Reader::Shell { pid, name } => {
                 Decision::Passthrough(format!("stdout is read by the shell '{name}' (pid {pid})"))
             }
+            Reader::Redirected(why) => Decision::Passthrough(why),
             Reader::Unknown => Decision::Passthrough("stdout is a pipe into another program".into()),
+        },
+        Stdout::File(id) => match reader::file_reader(id) {
+            Reader::Program { .. } => Decision::Compress,
+            Reader::Shell { pid, name } => Decision::Passthrough(format!(
+                "stdout is a file the shell '{name}' (pid {pid}) redirected to"
+            )),
+            Reader::Redirected(why) => Decision::Passthrough(format!("stdout is a file: {why}")),
+            Reader::Unknown => Decision::Passthrough("stdout is a file and /proc cannot say whose".into()),
         },
     }
 }

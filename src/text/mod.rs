@@ -6,68 +6,21 @@
 //! the generic folding (`generic`). Status comes from the exit code only: a
 //! non-zero code is stated as `exit N`, never guessed from the text.
 
-mod cargo;
-mod cc;
 mod clean;
 mod command;
-mod docker;
+pub mod filters;
 mod generic;
-mod git;
-mod gotool;
-mod install;
-mod jstest;
-mod kubectl;
-mod lint;
-mod listing;
-mod python;
+pub mod ledger;
 
 use crate::auditor::Shape;
 use crate::pipeline::{Hint, Rendered, Settings};
 
 pub use command::Invocation;
+pub use filters::Filter;
+use filters::{filter_for, python};
 
 /// Below this many chars an output is left exactly as it is.
 pub const TINY: usize = 100;
-
-/// One tool family's summariser.
-pub trait Filter: Sync {
-    /// Short name, shown in the receipt as `text:<name>`.
-    fn name(&self) -> &'static str;
-    /// Whether this filter knows the command's output format.
-    fn claims(&self, inv: &Invocation) -> bool;
-    /// The summary of `text` (already ANSI-free, `\r` redraws resolved), or
-    /// `None` when the expected anchors are missing. The caller adds `exit N`.
-    fn summarize(&self, inv: &Invocation, text: &str, exit_code: i32) -> Option<String>;
-}
-
-/// Every tool-aware filter, most specific first.
-static FILTERS: &[&dyn Filter] = &[
-    &cargo::Cargo,
-    &python::Pytest,
-    &gotool::Go,
-    &jstest::JsTest,
-    &lint::Tsc,
-    &lint::Eslint,
-    &lint::PyLint,
-    &git::Status,
-    &git::Diff,
-    &git::Log,
-    &git::Sync,
-    &install::Install,
-    &install::NpmLs,
-    &cc::Cc,
-    &docker::Docker,
-    &kubectl::Kubectl,
-    &listing::Grep,
-    &listing::Find,
-    &listing::Ls,
-];
-
-fn filter_for(command: &[String]) -> Option<(Invocation, &'static dyn Filter)> {
-    let inv = Invocation::parse(command)?;
-    let f = FILTERS.iter().copied().find(|f| f.claims(&inv))?;
-    Some((inv, f))
-}
 
 /// Whether a tool-aware filter wants this command's stdout buffered (the
 /// shim streams everything else straight through).
@@ -423,7 +376,7 @@ mod robustness {
                 lines.iter().map(|l| format!(" {l}")).collect::<Vec<_>>().join("\n"),
             ];
             for piece in &pieces {
-                for f in FILTERS {
+                for f in filters::FILTERS {
                     let _ = f.summarize(&inv, piece, 1);
                 }
                 let _ = generic::render(piece, 1, &Settings { text_threshold: 500, ..Settings::default() });

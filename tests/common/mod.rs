@@ -151,3 +151,13 @@ pub fn wait_for_file(path: &Path, limit: Duration) {
         std::thread::sleep(Duration::from_millis(10));
     }
 }
+
+/// The raw id a receipt names (`| raw: ID` in the long form, `raw ID]` in
+/// the short one), from the whole stderr.
+pub fn receipt_raw_id(stderr: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(stderr);
+    let line = text.lines().find(|l| l.starts_with("[TokenSieve]") || l.starts_with("[tokensieve"))?;
+    let at = line.find("raw: ").map(|i| i + 5).or_else(|| line.find("raw ").map(|i| i + 4))?;
+    let id: String = line[at..].chars().take_while(|c| c.is_ascii_hexdigit()).collect();
+    (!id.is_empty()).then_some(id)
+}

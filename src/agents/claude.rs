@@ -1,0 +1,217 @@
+//! Claude Code. Its Bash tool re-exports the PATH the `claude` process
+//! started with after sourcing `~/.bashrc`, so the PATH block install.sh
+//! writes only counts when `claude` itself was started from such a shell.
+//! What it does honour, checked on the real CLI (2.1.197, `claude -p`): a
+//! SessionStart hook may write `export` lines to the file named by
+//! `$CLAUDE_ENV_FILE`, and every Bash tool command of the session sources
+//! it. So `init claude` adds such a hook to `settings.json` (in
+//! `$CLAUDE_CONFIG_DIR`, default `~/.claude`), and a short note for the
+//! model (`tokensieve.md`, imported from the user memory file `CLAUDE.md`
+//! with Claude Code's `@path` import).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context as _, Result, bail};
+use serde_json::{Map, Value, json};
+
+use super::block::{self, Markers};
+use super::edit::Edit;
+use super::{Context, INSTRUCTIONS, sh_quote};
+
+/// Every hook command we add ends with this comment: how we find it again.
+const HOOK_MARK: &str = "# tokensieve init claude";
+const MEMORY_MARKERS: Markers =
+    Markers { begin: "<!-- >>> tokensieve >>> -->", end: "<!-- <<< tokensieve <<< -->" };
+
+/// `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
+pub fn config_dir(ctx: &Context) -> PathBuf {
+    match ctx.var("CLAUDE_CONFIG_DIR") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => ctx.user_home.join(".claude"),
+    }
+}
+
+pub fn edits(ctx: &Context) -> Vec<Edit> {
+    let dir = config_dir(ctx);
+    let command = hook_command(&ctx.bin, ctx.explicit_home.as_deref());
+    let note = dir.join("tokensieve.md");
+    let import = format!("@{}\n", note.display());
+    vec![
+        Edit {
+            path: dir.join("settings.json"),
+            apply: Box::new(move |text| add_hook(text, &command)),
+            remove: Box::new(remove_hook),
+        },
+        Edit {
+            path: note,
+            apply: Box::new(|_| Ok(INSTRUCTIONS.to_owned())),
+            remove: Box::new(|_| Ok(String::new())),
+        },
+        Edit {
+            path: dir.join("CLAUDE.md"),
+            apply: Box::new(move |text| block::with_block(text, MEMORY_MARKERS, &import)),
+            remove: Box::new(|text| block::without_block(text, MEMORY_MARKERS)),
+        },
+    ]
+}
+
+/// The SessionStart hook: `export` lines for the session's env file. With
+/// no `$CLAUDE_ENV_FILE` (an older Claude Code) it does nothing.
+pub fn hook_command(bin: &Path, explicit_home: Option<&Path>) -> String {
+    let mut lines = vec![format!("export PATH={}:\"$PATH\"", sh_quote(&bin.to_string_lossy()))];
+    if let Some(home) = explicit_home {
+        lines.push(format!("export TOKENSIEVE_HOME={}", sh_quote(&home.to_string_lossy())));
+    }
+    let args: Vec<String> = lines.iter().map(|l| sh_quote(l)).collect();
+    format!(
+        "[ -z \"$CLAUDE_ENV_FILE\" ] || printf '%s\\n' {} >> \"$CLAUDE_ENV_FILE\" {HOOK_MARK}",
+        args.join(" ")
+    )
+}
+
+/// The command of our SessionStart hook in these settings, if any.
+pub fn installed_hook(text: &str) -> Option<String> {
+    let settings = parse(text).ok()?;
+    session_start(&settings)?
+        .iter()
+        .filter_map(|group| group.get("hooks").and_then(Value::as_array))
+        .flatten()
+        .find(|h| is_ours(h))
+        .and_then(|h| h.get("command").and_then(Value::as_str).map(str::to_owned))
+}
+
+fn is_ours(hook: &Value) -> bool {
+    hook.get("command").and_then(Value::as_str).is_some_and(|c| c.contains(HOOK_MARK))
+}
+
+/// The settings object (an empty file is an empty object).
+fn parse(text: &str) -> Result<Map<String, Value>> {
+    if text.trim().is_empty() {
+        return Ok(Map::new());
+    }
+    match serde_json::from_str(text).context("not valid JSON")? {
+        Value::Object(map) => Ok(map),
+        _ => bail!("not a JSON object"),
+    }
+}
+
+fn render(settings: &Map<String, Value>) -> String {
+    let mut text = serde_json::to_string_pretty(settings).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// Settings with our SessionStart hook; unchanged when it is there as is.
+fn add_hook(text: &str, command: &str) -> Result<String> {
+    let mut settings = parse(text)?;
+    let present = session_start(&settings)
+        .into_iter()
+        .flatten()
+        .filter_map(|group| group.get("hooks").and_then(Value::as_array))
+        .flatten()
+        .any(|h| h.get("command").and_then(Value::as_str) == Some(command));
+    if present {
+        return Ok(text.to_owned());
+    }
+    strip_ours(&mut settings)?;
+    let hooks = settings.entry("hooks").or_insert_with(|| json!({}));
+    let Some(hooks) = hooks.as_object_mut() else { bail!("\"hooks\" is not an object") };
+    let starts = hooks.entry("SessionStart").or_insert_with(|| json!([]));
+    let Some(starts) = starts.as_array_mut() else { bail!("\"hooks.SessionStart\" is not a list") };
+    starts.push(json!({ "hooks": [{ "type": "command", "command": command }] }));
+    Ok(render(&settings))
+}
+
+/// Settings without our hook (and without the lists it leaves empty).
+fn remove_hook(text: &str) -> Result<String> {
+    let mut settings = parse(text)?;
+    if !strip_ours(&mut settings)? {
+        return Ok(text.to_owned());
+    }
+    Ok(render(&settings))
+}
+
+fn session_start(settings: &Map<String, Value>) -> Option<&Vec<Value>> {
+    settings.get("hooks")?.get("SessionStart")?.as_array()
+}
+
+/// Removes our hook commands, then groups and lists left empty by that.
+/// Whether anything was ours.
+fn strip_ours(settings: &mut Map<String, Value>) -> Result<bool> {
+    let Some(hooks) = settings.get_mut("hooks").and_then(Value::as_object_mut) else { return Ok(false) };
+    let Some(starts) = hooks.get_mut("SessionStart").and_then(Value::as_array_mut) else { return Ok(false) };
+    let mut found = false;
+    starts.retain_mut(|group| {
+        let Some(list) = group.get_mut("hooks").and_then(Value::as_array_mut) else { return true };
+        let before = list.len();
+        list.retain(|h| !is_ours(h));
+        found |= list.len() != before;
+        !(list.is_empty() && before > 0)
+    });
+    if found && starts.is_empty() {
+        hooks.remove("SessionStart");
+        if hooks.is_empty() {
+            settings.remove("hooks");
+        }
+    }
+    Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CMD: &str = "[ -z \"$CLAUDE_ENV_FILE\" ] || printf x # tokensieve init claude";
+
+    #[test]
+    fn the_hook_is_added_once_and_other_hooks_stay() {
+        let theirs = r#"{
+  "model": "opus",
+  "hooks": {
+    "SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "echo hi"}]}],
+    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard.sh"}]}]
+  }
+}"#;
+        let with = add_hook(theirs, CMD).unwrap();
+        assert_eq!(add_hook(&with, CMD).unwrap(), with);
+        let v: Value = serde_json::from_str(&with).unwrap();
+        assert_eq!(v["model"], "opus");
+        assert_eq!(v["hooks"]["SessionStart"][0]["hooks"][0]["command"], "echo hi");
+        assert_eq!(v["hooks"]["SessionStart"][1]["hooks"][0]["command"], CMD);
+        assert_eq!(v["hooks"]["PreToolUse"][0]["hooks"][0]["command"], "guard.sh");
+        let without: Value = serde_json::from_str(&remove_hook(&with).unwrap()).unwrap();
+        assert_eq!(without, serde_json::from_str::<Value>(theirs).unwrap());
+    }
+
+    #[test]
+    fn a_moved_home_replaces_the_old_hook() {
+        let old = add_hook("", &CMD.replace("printf x", "printf old")).unwrap();
+        let new: Value = serde_json::from_str(&add_hook(&old, CMD).unwrap()).unwrap();
+        assert_eq!(new["hooks"]["SessionStart"].as_array().unwrap().len(), 1);
+        assert_eq!(new["hooks"]["SessionStart"][0]["hooks"][0]["command"], CMD);
+        assert_eq!(remove_hook(&add_hook("{}", CMD).unwrap()).unwrap(), "{}\n");
+    }
+
+    #[test]
+    fn settings_that_are_not_an_object_are_refused() {
+        assert!(add_hook("[1]", CMD).is_err());
+        assert!(add_hook("{\"hooks\": 3}", CMD).is_err());
+        assert!(add_hook("{ not json", CMD).is_err());
+    }
+
+    #[test]
+    fn the_hook_writes_export_lines_a_shell_can_source() {
+        let dir = tempfile::tempdir().unwrap();
+        let env_file = dir.path().join("env.sh");
+        let bin = Path::new("/opt/it's here/bin");
+        let cmd = hook_command(bin, Some(Path::new("/data/ts home")));
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("{cmd}\n. \"$CLAUDE_ENV_FILE\"; printf '%s|%s' \"$PATH\" \"$TOKENSIEVE_HOME\""))
+            .env("CLAUDE_ENV_FILE", &env_file)
+            .env("PATH", "/usr/bin:/bin")
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "/opt/it's here/bin:/usr/bin:/bin|/data/ts home");
+    }
+}

@@ -1,0 +1,214 @@
+//! Getting the shims to each agent's shell, and a short note to its model.
+//!
+//! The shims only work when their folder comes first on the PATH of the
+//! shell an agent runs commands in. Each agent builds that shell its own way
+//! (see each module), so each needs its own setting; `tokensieve init AGENT`
+//! writes it and `init AGENT --uninstall` takes it out again, byte for byte
+//! (`edit`). `check` is what `doctor` reports: whether a command run the way
+//! that agent runs it would find the shims.
+
+mod block;
+mod claude;
+mod codex;
+pub mod edit;
+
+use std::ffi::OsString;
+use std::os::unix::fs::DirBuilderExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use edit::Edit;
+
+/// What the agents are told (kept short: every session pays for it).
+pub const INSTRUCTIONS: &str = "\
+# tokensieve
+
+Some commands (aws, kubectl, gh, ..., and `tokensieve run -- CMD`) print a
+compact form of their output: the same facts in fewer tokens. A receipt
+follows on stderr, e.g. `[tokensieve 728→238 tok · raw 9439d8b8]`: tokens
+before and after, and the id of the stored original.
+
+- `tokensieve show ID` prints the original output exactly; `--lines 120:180`
+  or `--grep REGEX` print part of it, with line numbers.
+- Pipes (`| jq`), `$(...)` and redirects (`> out.json`) always get the
+  original bytes; `TOKENSIEVE=off CMD` runs a command untouched.
+";
+
+/// The agents `init` knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Agent {
+    Claude,
+    Codex,
+}
+
+impl Agent {
+    pub const ALL: &[Agent] = &[Agent::Claude, Agent::Codex];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Agent::Claude => "claude",
+            Agent::Codex => "codex",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Agent> {
+        let name = name.to_ascii_lowercase();
+        let name = match name.as_str() {
+            "claude-code" | "claude_code" => "claude",
+            "openai-codex" => "codex",
+            other => other,
+        };
+        Agent::ALL.iter().copied().find(|a| a.name() == name)
+    }
+
+    /// The files `init` edits for this agent.
+    pub fn edits(self, ctx: &Context) -> Vec<Edit> {
+        match self {
+            Agent::Claude => claude::edits(ctx),
+            Agent::Codex => codex::edits(ctx),
+        }
+    }
+
+    /// The agent's own configuration folder.
+    fn config_dir(self, ctx: &Context) -> PathBuf {
+        match self {
+            Agent::Claude => claude::config_dir(ctx),
+            Agent::Codex => codex::config_dir(ctx),
+        }
+    }
+
+    /// Installed: its command is on PATH or its configuration folder exists.
+    pub fn installed(self, ctx: &Context) -> bool {
+        self.config_dir(ctx).is_dir() || on_path(self.name(), ctx.var("PATH").as_deref())
+    }
+
+    /// Whether a shell started the way this agent starts one puts the shim
+    /// folder first on PATH, found by starting one. `Err` says why not.
+    pub fn check(self, ctx: &Context) -> Result<&'static str, String> {
+        let first = match self {
+            Agent::Claude => {
+                let settings = claude::config_dir(ctx).join("settings.json");
+                let text = std::fs::read_to_string(&settings).unwrap_or_default();
+                let Some(hook) = claude::installed_hook(&text) else {
+                    return Err("no SessionStart hook (run: tokensieve init claude)".into());
+                };
+                claude_shell_path(&hook, ctx)
+            }
+            Agent::Codex => login_shell_path(ctx),
+        };
+        let first = first.map_err(|e| format!("cannot start a shell to check: {e}"))?;
+        if Path::new(&first) == ctx.bin {
+            Ok(match self {
+                Agent::Claude => "its Bash tool finds the shims (SessionStart hook)",
+                Agent::Codex => "its login shell finds the shims (~/.profile)",
+            })
+        } else {
+            Err(match self {
+                Agent::Claude => format!("its Bash tool would start with {first} first on PATH"),
+                Agent::Codex => format!("a login shell starts with {first} first on PATH (run install.sh)"),
+            })
+        }
+    }
+}
+
+/// Reads an environment variable.
+type Lookup = Box<dyn Fn(&str) -> Option<OsString>>;
+
+/// What every agent module needs to know about this installation.
+pub struct Context {
+    /// The user's home folder.
+    pub user_home: PathBuf,
+    /// The shim folder (`$TOKENSIEVE_HOME/bin`).
+    pub bin: PathBuf,
+    /// `$TOKENSIEVE_HOME` when set: the agent's shell needs it too.
+    pub explicit_home: Option<PathBuf>,
+    vars: Lookup,
+}
+
+impl Context {
+    /// From this process's environment and the tokensieve home.
+    pub fn from_env(home: &Path) -> Option<Context> {
+        let user_home = std::env::home_dir().filter(|h| !h.as_os_str().is_empty())?;
+        let explicit_home =
+            std::env::var_os("TOKENSIEVE_HOME").filter(|h| !h.is_empty()).map(|_| home.to_owned());
+        Some(Context {
+            user_home,
+            bin: home.join("bin"),
+            explicit_home,
+            vars: Box::new(|k| std::env::var_os(k)),
+        })
+    }
+
+    pub fn var(&self, key: &str) -> Option<String> {
+        (self.vars)(key).map(|v| v.to_string_lossy().into_owned())
+    }
+}
+
+/// `s` as one POSIX shell word (single quotes, `'` written as `'\''`).
+pub fn sh_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+fn on_path(cmd: &str, path: Option<&str>) -> bool {
+    std::env::split_paths(path.unwrap_or_default()).any(|d| d.join(cmd).is_file())
+}
+
+/// A PATH an agent might have been started with: the system folders only.
+const BARE_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+
+/// The first PATH entry of `bash -c` after Claude Code's session env file,
+/// written by `hook`, is sourced.
+fn claude_shell_path(hook: &str, ctx: &Context) -> Result<String, String> {
+    let dir = tempfile_dir().map_err(|e| e.to_string())?;
+    let env_file = dir.join("claude-env.sh");
+    let script = format!("{hook}\n. \"$CLAUDE_ENV_FILE\" && printf '%s' \"$PATH\"");
+    let out =
+        bare(Command::new("bash").arg("-c").arg(script), ctx).env("CLAUDE_ENV_FILE", &env_file).output();
+    let _ = std::fs::remove_dir_all(&dir);
+    first_entry(out)
+}
+
+/// The first PATH entry of a login shell (`bash -lc`, as Codex runs it).
+fn login_shell_path(ctx: &Context) -> Result<String, String> {
+    first_entry(bare(Command::new("bash").arg("-lc").arg("printf '%s' \"$PATH\""), ctx).output())
+}
+
+/// A shell with only HOME and a system PATH, as an agent started from a
+/// desktop launcher would have.
+fn bare<'a>(cmd: &'a mut Command, ctx: &Context) -> &'a mut Command {
+    cmd.env_clear().env("HOME", &ctx.user_home).env("PATH", BARE_PATH).stdin(std::process::Stdio::null())
+}
+
+fn first_entry(out: std::io::Result<std::process::Output>) -> Result<String, String> {
+    let out = out.map_err(|e| e.to_string())?;
+    let path = String::from_utf8_lossy(&out.stdout);
+    Ok(path.split(':').next().unwrap_or_default().to_owned())
+}
+
+/// A private scratch folder for one check.
+fn tempfile_dir() -> std::io::Result<PathBuf> {
+    let dir = std::env::temp_dir().join(format!("tokensieve-check.{}", std::process::id()));
+    std::fs::DirBuilder::new().mode(0o700).create(&dir)?;
+    Ok(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn agent_names() {
+        assert_eq!(Agent::parse("Claude"), Some(Agent::Claude));
+        assert_eq!(Agent::parse("claude-code"), Some(Agent::Claude));
+        assert_eq!(Agent::parse("codex"), Some(Agent::Codex));
+        assert_eq!(Agent::parse("vim"), None);
+    }
+
+    #[test]
+    fn shell_quoting_survives_a_shell() {
+        let word = "it's a \"path\" with $HOME and `x`";
+        let out =
+            Command::new("sh").arg("-c").arg(format!("printf '%s' {}", sh_quote(word))).output().unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stdout), word);
+    }
+}

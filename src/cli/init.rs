@@ -1,0 +1,69 @@
+//! `tokensieve init AGENT [--uninstall]`: make an agent's shell find the
+//! shims, and tell its model what the receipt means (`src/agents/`).
+//! `init` alone lists the agents and whether each is set up.
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+use anyhow::{Context as _, Result, bail};
+
+use super::install::home;
+use crate::agents::{Agent, Context};
+
+pub(crate) fn run(args: Vec<OsString>) -> Result<ExitCode> {
+    let mut names = Vec::new();
+    let mut uninstall = false;
+    for arg in &args {
+        match arg.to_str() {
+            Some("--uninstall") => uninstall = true,
+            Some(a) if a.starts_with('-') => bail!("init: unknown option '{a}'"),
+            Some(a) => names.push(a.to_owned()),
+            None => bail!("init: arguments must be UTF-8"),
+        }
+    }
+    let ctx = Context::from_env(&home()?).context("HOME is not set")?;
+    if names.is_empty() {
+        if uninstall {
+            bail!("init --uninstall: name the agent (tokensieve init AGENT --uninstall)");
+        }
+        for agent in Agent::ALL {
+            println!("{}", status_line(*agent, &ctx));
+        }
+        println!("set one up: tokensieve init AGENT   (undo: tokensieve init AGENT --uninstall)");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let agents: Vec<Agent> = names
+        .iter()
+        .map(|n| {
+            Agent::parse(n).with_context(|| {
+                let known: Vec<&str> = Agent::ALL.iter().map(|a| a.name()).collect();
+                format!("init: unknown agent '{n}' (known: {})", known.join(", "))
+            })
+        })
+        .collect::<Result<_>>()?;
+    for agent in agents {
+        for edit in agent.edits(&ctx) {
+            let outcome = if uninstall { edit.undo()? } else { edit.setup()? };
+            println!("{}: {}: {}", agent.name(), edit.path.display(), outcome.describe());
+        }
+        if !uninstall {
+            match agent.check(&ctx) {
+                Ok(how) => println!("{}: {how}", agent.name()),
+                Err(why) => println!("{}: not yet: {why}", agent.name()),
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One line per agent for `init` and `doctor`: installed, and whether a
+/// command it runs would find the shims.
+pub(crate) fn status_line(agent: Agent, ctx: &Context) -> String {
+    if !agent.installed(ctx) {
+        return format!("  {}: not installed", agent.name());
+    }
+    match agent.check(ctx) {
+        Ok(how) => format!("  {}: installed; {how}", agent.name()),
+        Err(why) => format!("  {}: installed; PROBLEM: {why}", agent.name()),
+    }
+}

@@ -1,0 +1,351 @@
+//! cargo build/check/clippy/test/run: rustc diagnostics compacted to header,
+//! `path:line:col: labels`, notes and helps (code frames, std locations and
+//! suggestion diffs dropped); dependency compile lines counted; libtest
+//! output reduced to failing tests, their panics (message, left/right, user
+//! frames) and every `test result:` line, named by its test target.
+
+use std::collections::{HashMap, HashSet};
+
+use once_cell::sync::Lazy;
+use regex::Regex;
+
+use super::{Filter, Invocation};
+use crate::text::clean::is_library_path;
+
+pub struct Cargo;
+
+/// cargo's right-aligned status verbs that only report progress.
+const PROGRESS: &[&str] = &[
+    "Compiling",
+    "Checking",
+    "Documenting",
+    "Downloaded",
+    "Downloading",
+    "Locking",
+    "Adding",
+    "Updating",
+    "Fresh",
+    "Blocking",
+    "Unpacking",
+    "Packaging",
+    "Verifying",
+    "Archiving",
+    "Removing",
+    "Installing",
+    "Installed",
+    "Replacing",
+    "Replaced",
+];
+
+static DIAG_HEADER: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"^(?:error|warning|ICE|internal compiler error)(?:\[[A-Za-z0-9_:-]+\])?: ").unwrap()
+});
+static ARROW: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\s*(?:-->|:::|╭▸|├▸)\s*(.+)$").unwrap());
+static GUTTER: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\s*(\d+)?\s*[|│]").unwrap());
+static SUGGESTION: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\s*\d+\s*[-+~]\s").unwrap());
+static SUBDIAG: Lazy<Regex> =
+    Lazy::new(|| Regex::new(r"^(?:help|note|suggestion|warning|error)(?:\[[^\]]*\])?: ").unwrap());
+static FRAME: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\s*\d+: (.+)$").unwrap());
+static FRAME_AT: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\s+at (.+)$").unwrap());
+
+impl Filter for Cargo {
+    fn name(&self) -> &'static str {
+        "cargo"
+    }
+
+    fn claims(&self, inv: &Invocation) -> bool {
+        // not `cargo run`: its stdout is the program's own (and may be a server)
+        inv.tool == "cargo"
+            && matches!(
+                inv.sub(),
+                "build" | "b" | "check" | "c" | "clippy" | "test" | "t" | "nextest" | "bench" | "doc"
+            )
+    }
+
+    fn summarize(&self, _inv: &Invocation, text: &str, _exit: i32) -> Option<String> {
+        summarize(text)
+    }
+}
+
+/// Shared with other rustc-format tools (ruff's full output).
+pub fn summarize(text: &str) -> Option<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out: Vec<String> = Vec::new();
+    let mut anchored = false;
+    let mut deps = 0usize;
+    let mut target = String::new();
+    // diagnostics with the same header are shown once, with every location
+    let mut diags: Vec<(Vec<String>, usize)> = Vec::new();
+    let mut body_seen: Vec<HashSet<String>> = Vec::new();
+    let mut by_header: HashMap<String, usize> = HashMap::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        let t = line.trim_start();
+        let verb = t.split_whitespace().next().unwrap_or("");
+        if line.starts_with(' ') && PROGRESS.contains(&verb) {
+            anchored = true;
+            // the workspace's own crates carry a local path: keep those
+            if (verb == "Compiling" || verb == "Checking" || verb == "Documenting") && t.contains(" (/") {
+                flush_deps(&mut out, &mut deps);
+                out.push(t.to_string());
+            } else if verb == "Compiling" || verb == "Checking" {
+                deps += 1;
+            }
+            i += 1;
+            continue;
+        }
+        flush_deps(&mut out, &mut deps);
+        // cargo-nextest: `PASS [ 0.004s] crate tests::name` per passing test
+        if (verb == "PASS" || verb == "SKIP") && t.contains(" [") {
+            anchored = true;
+            i += 1;
+            continue;
+        }
+        if verb == "Finished" || verb == "Executable" {
+            anchored = true;
+            out.push(t.to_string());
+        } else if verb == "Running" && line.starts_with(' ') {
+            anchored = true;
+            // "Running tests/x.rs (target/debug/deps/x-hash)" → "tests/x.rs"
+            target = t.trim_start_matches("Running").trim().split(" (").next().unwrap_or("").to_string();
+            if target.starts_with("unittests ") {
+                target = target.trim_start_matches("unittests ").to_string();
+            }
+        } else if t.starts_with("Doc-tests ") {
+            anchored = true;
+            target = t.to_string();
+        } else if DIAG_HEADER.is_match(line) {
+            anchored = true;
+            let mut block = Vec::new();
+            i = diagnostic(&lines, i, &mut block);
+            match by_header.get(line) {
+                Some(&k) => {
+                    let (body, n) = &mut diags[k];
+                    *n += 1;
+                    for l in block.into_iter().skip(1) {
+                        if body_seen[k].insert(l.clone()) {
+                            body.push(l);
+                        }
+                    }
+                }
+                None => {
+                    by_header.insert(line.to_string(), diags.len());
+                    out.push(format!("{DIAG_SLOT}{}", diags.len()));
+                    body_seen.push(block.iter().skip(1).cloned().collect());
+                    diags.push((block, 1));
+                }
+            }
+            continue;
+        } else if line.starts_with("running ") && (line.ends_with(" tests") || line.ends_with(" test")) {
+            anchored = true;
+        } else if let Some(rest) = line.strip_prefix("test ") {
+            anchored = true;
+            if rest.ends_with(" ok") || rest.ends_with(" ignored") || rest.contains(" ... ignored") {
+                // passing tests: the `test result:` line counts them
+            } else if rest.starts_with("result: ") {
+                out.push(if target.is_empty() { line.to_string() } else { format!("{target}: {line}") });
+            } else {
+                out.push(line.to_string());
+            }
+        } else if line == "failures:" {
+            anchored = true;
+            i = failures(&lines, i + 1, &mut out);
+            continue;
+        } else if line.starts_with("Some errors have detailed explanations")
+            || line.starts_with("For more information about")
+            || t.is_empty()
+        {
+        } else {
+            out.push(line.to_string());
+        }
+        i += 1;
+    }
+    flush_deps(&mut out, &mut deps);
+    if !anchored {
+        return None;
+    }
+    let mut rendered = Vec::with_capacity(out.len());
+    for line in out {
+        match line.strip_prefix(DIAG_SLOT).and_then(|k| k.parse::<usize>().ok()) {
+            Some(k) => {
+                let (block, n) = &diags[k];
+                let mut lines = block.iter();
+                let header = lines.next().cloned().unwrap_or_default();
+                rendered.push(if *n > 1 { format!("{header} (×{n})") } else { header });
+                rendered.extend(lines.cloned());
+            }
+            None => rendered.push(line),
+        }
+    }
+    Some(rendered.join("\n") + "\n")
+}
+
+/// Marks where a (possibly merged) diagnostic goes in the output.
+const DIAG_SLOT: &str = "\u{0}diag:";
+
+fn flush_deps(out: &mut Vec<String>, deps: &mut usize) {
+    if *deps > 0 {
+        out.push(format!("(compiled {} dependencies)", deps));
+        *deps = 0;
+    }
+}
+
+/// One rustc-style diagnostic starting at `start`; returns the index after it.
+pub fn diagnostic(lines: &[&str], start: usize, out: &mut Vec<String>) -> usize {
+    out.push(lines[start].to_string());
+    let mut loc_at: Option<usize> = None;
+    let mut labelled = false;
+    let mut skipping = false;
+    let mut i = start + 1;
+    while i < lines.len() {
+        let line = lines[i];
+        if line.trim().is_empty() || DIAG_HEADER.is_match(line) {
+            break;
+        }
+        if SUBDIAG.is_match(line) {
+            // a `help:`/`note:` sub-diagnostic: dropped when it points into std
+            let next_is_lib =
+                lines.get(i + 1).and_then(|n| ARROW.captures(n)).is_some_and(|c| is_library_path(&c[1]));
+            skipping = next_is_lib || line.starts_with("help: to override");
+            if !skipping {
+                out.push(line.to_string());
+                loc_at = None;
+            }
+            i += 1;
+            continue;
+        }
+        if skipping {
+            i += 1;
+            continue;
+        }
+        if let Some(c) = ARROW.captures(line) {
+            let path = c[1].trim();
+            if is_library_path(path) {
+                loc_at = None;
+            } else {
+                out.push(path.to_string());
+                loc_at = Some(out.len() - 1);
+                labelled = false;
+            }
+        } else if let Some(note) = line.trim_start().strip_prefix("= ") {
+            if !note.contains("for further information visit") && !note.starts_with("help: to override") {
+                out.push(note.to_string());
+            }
+        } else if SUGGESTION.is_match(line) {
+        } else if let Some(g) = GUTTER.captures(line) {
+            if g.get(1).is_none()
+                && let Some(label) = label_of(&line[g.get(0).unwrap().end()..])
+                && let Some(at) = loc_at
+            {
+                out[at].push_str(if labelled { "; " } else { ": " });
+                out[at].push_str(&label);
+                labelled = true;
+            }
+        } else {
+            // continuation of a note (`found enum ...`)
+            out.push(line.trim().to_string());
+        }
+        i += 1;
+    }
+    i
+}
+
+/// The text of a label line (`^^^ expected u32`), without the marker art.
+fn label_of(rest: &str) -> Option<String> {
+    let text = rest.trim_start_matches(|c: char| " ^-~_|+.│╰╭─┬┴".contains(c) || c == '\'');
+    let text = text.trim();
+    if text.is_empty() || text.chars().all(|c| "^-~_|+ │".contains(c)) {
+        return None;
+    }
+    Some(text.to_string())
+}
+
+/// The `failures:` section: each `---- name stdout ----` block with its panic
+/// message and user frames; the closing name list is dropped (already shown).
+fn failures(lines: &[&str], start: usize, out: &mut Vec<String>) -> usize {
+    let mut i = start;
+    let mut pending_frame: Option<String> = None;
+    while i < lines.len() {
+        let line = lines[i];
+        if line.starts_with("test result:") || line.starts_with("error: ") {
+            return i;
+        }
+        if line == "failures:" {
+            // the second list: names only
+            i += 1;
+            while i < lines.len() && (lines[i].starts_with("    ") || lines[i].trim().is_empty()) {
+                i += 1;
+            }
+            return i;
+        }
+        let t = line.trim();
+        if t.is_empty()
+            || t == "stack backtrace:"
+            || t.starts_with("note: Some details are omitted")
+            || t.starts_with("note: run with `RUST_BACKTRACE=1`")
+        {
+        } else if let Some(c) = FRAME.captures(line)
+            && line.starts_with("  ")
+        {
+            pending_frame = Some(c[1].to_string());
+        } else if let Some(c) = FRAME_AT.captures(line) {
+            let at = c[1].trim();
+            if let Some(func) = pending_frame.take()
+                && !is_library_path(at)
+                && !func.contains("{{closure}}")
+            {
+                out.push(format!("  at {func} {}", at.trim_start_matches("./")));
+            }
+        } else {
+            out.push(line.to_string());
+        }
+        i += 1;
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rustc_error_compacts_to_location_and_label() {
+        let text = "error[E0308]: mismatched types\n --> src/lib.rs:4:27\n  |\n4 |     x = y + z;\n  |             ^ expected `u32`, found `i64`\n\nerror: could not compile `k` (lib) due to 1 previous error\n";
+        let out = summarize(text).unwrap();
+        assert_eq!(
+            out,
+            "error[E0308]: mismatched types\nsrc/lib.rs:4:27: expected `u32`, found `i64`\nerror: could not compile `k` (lib) due to 1 previous error\n"
+        );
+    }
+
+    #[test]
+    fn std_help_blocks_are_dropped() {
+        let text = "error[E0277]: cannot add\n --> src/a.rs:1:2\n  |\n  = help: the trait `Add` is not implemented\nhelp: the following other types implement trait\n --> /rustc/abc/library/core/src/ops/arith.rs:99:8\n  |\n  = note: `u32` implements `Add`\n";
+        let out = summarize(text).unwrap();
+        assert!(out.contains("help: the trait `Add` is not implemented"));
+        assert!(!out.contains("arith.rs") && !out.contains("implements `Add`"), "{out}");
+    }
+
+    #[test]
+    fn same_header_diagnostics_merge() {
+        let text = "warning: missing backticks\n --> src/a.rs:1:2\n  |\nhelp: try\n\nwarning: missing backticks\n --> src/b.rs:3:4\n  |\nhelp: try\n\n";
+        assert_eq!(
+            summarize(text).unwrap(),
+            "warning: missing backticks (×2)\nsrc/a.rs:1:2\nhelp: try\nsrc/b.rs:3:4\n"
+        );
+    }
+
+    #[test]
+    fn nextest_passes_go() {
+        let text = "    Starting 3 tests across 1 binary\n        PASS [   0.004s] ledger tests::a\n        FAIL [   0.005s] ledger tests::b\n     Summary [   0.010s] 3 tests run: 2 passed, 1 failed, 0 skipped\n";
+        let out = summarize(text).unwrap();
+        assert!(!out.contains("tests::a") && out.contains("FAIL [   0.005s] ledger tests::b"), "{out}");
+        assert!(out.contains("Summary [   0.010s] 3 tests run: 2 passed, 1 failed"));
+    }
+
+    #[test]
+    fn no_anchor_declines() {
+        assert!(summarize("hello world\nthis is my program output\n").is_none());
+    }
+}

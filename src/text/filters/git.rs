@@ -1,0 +1,469 @@
+//! git status/diff/show/log/push/pull/fetch/clone.
+//!
+//! - status: every path with its state; the `(use "git ...")` hints go.
+//! - diff/show: file headers, modes, hunk headers and changed lines stay;
+//!   `index`/`---`/`+++` lines go, context is cut to one line around each
+//!   change (each kept stretch gets a true `@@ -old +new @@`), a deleted
+//!   file's body becomes a count, and long runs of added or removed lines
+//!   keep their first and last lines.
+//! - log: one line per commit (`commit <hash> <date> <author>: <subject>`),
+//!   authors listed once with their e-mail; newest commits keep full hashes
+//!   and their message bodies.
+//! - push/pull/fetch/clone: progress counters go; transfer totals, ref
+//!   updates, tracking setup, warnings and errors stay.
+
+use std::collections::HashMap;
+
+use once_cell::sync::Lazy;
+use regex::Regex;
+
+use super::{Filter, Invocation};
+use crate::text::clean::tidy;
+
+pub struct Status;
+pub struct Diff;
+pub struct Log;
+pub struct Sync;
+
+/// A run of added or removed lines longer than this is cut to head + tail.
+const LONG_RUN: usize = 16;
+const RUN_HEAD: usize = 8;
+const RUN_TAIL: usize = 3;
+/// Commits that keep their full hash and message body.
+const DETAILED_COMMITS: usize = 10;
+const BODY_COMMITS: usize = 3;
+const BODY_LINES: usize = 3;
+
+static COMMIT: Lazy<Regex> = Lazy::new(|| Regex::new(r"^commit ([0-9a-f]{7,64})(.*)$").unwrap());
+static GIT_DATE: Lazy<Regex> =
+    Lazy::new(|| Regex::new(r"^\w{3} (\w{3}) (\d{1,2}) (\d\d:\d\d):\d\d (\d{4}) ([+-]\d{4})$").unwrap());
+static PROGRESS: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"^(?:remote: )?(?:Enumerating objects|Counting objects|Compressing objects|Resolving deltas|Delta compression|Unpacking objects|Checking connectivity|Updating files|Filtering content|Checking out files|Updating index)\b").unwrap()
+});
+static TRANSFER: Lazy<Regex> =
+    Lazy::new(|| Regex::new(r"^(?:remote: )?(?:Receiving|Writing) objects:").unwrap());
+
+impl Filter for Status {
+    fn name(&self) -> &'static str {
+        "git-status"
+    }
+
+    fn claims(&self, inv: &Invocation) -> bool {
+        inv.tool == "git" && inv.sub() == "status"
+    }
+
+    fn summarize(&self, _inv: &Invocation, text: &str, _exit: i32) -> Option<String> {
+        if !text.lines().any(|l| {
+            l.starts_with("On branch ")
+                || l.starts_with("HEAD detached")
+                || l.starts_with("Not currently on any branch")
+        }) {
+            return None;
+        }
+        let mut out = Vec::new();
+        for line in text.lines() {
+            let t = line.trim();
+            if t.starts_with("(use \"git ")
+                || t.starts_with("(commit or discard")
+                || t.starts_with("(fix conflicts")
+            {
+                continue;
+            }
+            // "no changes added to commit (use ...)" keeps its fact, not its hint
+            let t = match t.find(" (use \"git ") {
+                Some(p) => &t[..p],
+                None => t,
+            };
+            out.push(if line.starts_with('\t') { format!(" {t}") } else { t.to_string() });
+        }
+        Some(tidy(&out))
+    }
+}
+
+impl Filter for Diff {
+    fn name(&self) -> &'static str {
+        "git-diff"
+    }
+
+    fn claims(&self, inv: &Invocation) -> bool {
+        inv.tool == "git" && matches!(inv.sub(), "diff" | "show")
+    }
+
+    fn summarize(&self, _inv: &Invocation, text: &str, _exit: i32) -> Option<String> {
+        diff(text)
+    }
+}
+
+/// The header line of one file's patch (plain or combined diff).
+fn starts_file(line: &str) -> bool {
+    line.starts_with("diff --git ") || line.starts_with("diff --cc ")
+}
+
+fn diff(text: &str) -> Option<String> {
+    if !text.lines().any(starts_file) {
+        return None;
+    }
+    let mut out: Vec<String> = Vec::new();
+    let mut deleted_file = false;
+    let mut in_hunk = false;
+    let mut hunk: Vec<&str> = Vec::new();
+    let mut header = "";
+    let mut removed_body = 0usize;
+    for line in text.lines() {
+        let starts_file = starts_file(line);
+        // `git log -p` / `git show`: a commit header ends the previous hunk
+        let starts_commit = COMMIT.is_match(line);
+        if starts_file || starts_commit || (in_hunk && line.starts_with("@@")) {
+            flush_hunk(header, &hunk, &mut out);
+            hunk.clear();
+            flush_removed(&mut removed_body, &mut out);
+        }
+        if starts_file || starts_commit {
+            deleted_file = false;
+            in_hunk = false;
+            out.push(line.to_string());
+            continue;
+        }
+        if !in_hunk {
+            if line.starts_with("index ") || line.starts_with("--- ") || line.starts_with("+++ ") {
+                continue;
+            }
+            if line.starts_with("deleted file mode") {
+                deleted_file = true;
+            }
+            if !line.starts_with("@@") {
+                out.push(line.to_string());
+                continue;
+            }
+        }
+        if line.starts_with("@@") {
+            in_hunk = true;
+            header = line;
+            continue;
+        }
+        if deleted_file {
+            removed_body += 1;
+        } else {
+            hunk.push(line);
+        }
+    }
+    flush_hunk(header, &hunk, &mut out);
+    flush_removed(&mut removed_body, &mut out);
+    Some(out.join("\n") + "\n")
+}
+
+static HUNK: Lazy<Regex> =
+    Lazy::new(|| Regex::new(r"^@@+ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@+ ?(.*)$").unwrap());
+
+/// One hunk with its context cut to one line around each change: every kept
+/// stretch gets its own `@@ -old +new @@` so line numbers stay true.
+fn flush_hunk(header: &str, lines: &[&str], out: &mut Vec<String>) {
+    if lines.is_empty() {
+        return;
+    }
+    let Some(c) = HUNK.captures(header) else {
+        out.push(header.to_string());
+        out.extend(lines.iter().map(|l| l.to_string()));
+        return;
+    };
+    let (mut old, mut new): (usize, usize) = (c[1].parse().unwrap_or(0), c[2].parse().unwrap_or(0));
+    let context = c[3].trim();
+    let change = |l: &str| l.starts_with('+') || l.starts_with('-');
+    let keep: Vec<bool> = (0..lines.len())
+        .map(|i| {
+            change(lines[i])
+                || lines[i].starts_with('\\')
+                || (i > 0 && change(lines[i - 1]))
+                || lines.get(i + 1).is_some_and(|n| change(n))
+        })
+        .collect();
+    let mut run: Vec<&str> = Vec::new();
+    let mut first = true;
+    let mut gap = true;
+    for (i, line) in lines.iter().enumerate() {
+        if keep[i] {
+            if gap {
+                flush_run(&mut run, out);
+                let ctx = if first && !context.is_empty() { format!(" {context}") } else { String::new() };
+                out.push(format!("@@ -{old} +{new} @@{ctx}"));
+                first = false;
+                gap = false;
+            }
+            let changed = change(line);
+            if changed && run.first().is_none_or(|r| r.starts_with(&line[..1])) {
+                run.push(line);
+            } else {
+                flush_run(&mut run, out);
+                if changed {
+                    run.push(line);
+                } else {
+                    out.push(line.to_string());
+                }
+            }
+        } else {
+            gap = true;
+        }
+        match line.chars().next() {
+            Some('+') => new += 1,
+            Some('-') => old += 1,
+            Some('\\') => {}
+            _ => {
+                old += 1;
+                new += 1;
+            }
+        }
+    }
+    flush_run(&mut run, out);
+}
+
+fn flush_run(run: &mut Vec<&str>, out: &mut Vec<String>) {
+    if run.len() > LONG_RUN {
+        let sign = if run[0].starts_with('+') { "added" } else { "removed" };
+        out.extend(run[..RUN_HEAD].iter().map(|l| l.to_string()));
+        out.push(format!("… {} more {sign} lines …", run.len() - RUN_HEAD - RUN_TAIL));
+        out.extend(run[run.len() - RUN_TAIL..].iter().map(|l| l.to_string()));
+    } else {
+        out.extend(run.iter().map(|l| l.to_string()));
+    }
+    run.clear();
+}
+
+fn flush_removed(n: &mut usize, out: &mut Vec<String>) {
+    if *n > 0 {
+        out.push(format!("({n} lines removed)"));
+        *n = 0;
+    }
+}
+
+impl Filter for Log {
+    fn name(&self) -> &'static str {
+        "git-log"
+    }
+
+    fn claims(&self, inv: &Invocation) -> bool {
+        inv.tool == "git" && inv.sub() == "log"
+    }
+
+    fn summarize(&self, _inv: &Invocation, text: &str, _exit: i32) -> Option<String> {
+        // `git log -p`: commit headers and messages stay, the patches are cut like a diff
+        if text.lines().any(|l| l.starts_with("diff --git ")) {
+            return diff(text);
+        }
+        log(text)
+    }
+}
+
+struct Commit {
+    hash: String,
+    decoration: String,
+    author: String,
+    date: String,
+    merge: bool,
+    message: Vec<String>,
+    /// `--stat`: the files touched and the totals line.
+    files: Vec<String>,
+    stat: String,
+}
+
+/// How many files of a `--stat` commit are named.
+const STAT_FILES: usize = 8;
+static STAT_LINE: Lazy<Regex> = Lazy::new(|| Regex::new(r"^ (\S.*?)\s+\|\s+(?:\d+|Bin)").unwrap());
+static STAT_TOTAL: Lazy<Regex> = Lazy::new(|| Regex::new(r"^ \d+ files? changed").unwrap());
+
+fn log(text: &str) -> Option<String> {
+    let mut commits: Vec<Commit> = Vec::new();
+    for line in text.lines() {
+        if let Some(c) = COMMIT.captures(line) {
+            commits.push(Commit {
+                hash: c[1].to_string(),
+                decoration: c[2].trim().to_string(),
+                author: String::new(),
+                date: String::new(),
+                merge: false,
+                message: Vec::new(),
+                files: Vec::new(),
+                stat: String::new(),
+            });
+            continue;
+        }
+        let commit = commits.last_mut()?;
+        if let Some(c) = STAT_LINE.captures(line) {
+            commit.files.push(c[1].trim().to_string());
+            continue;
+        }
+        if STAT_TOTAL.is_match(line) {
+            commit.stat = line.trim().to_string();
+            continue;
+        }
+        if let Some(a) = line.strip_prefix("Author:") {
+            commit.author = a.trim().to_string();
+        } else if let Some(d) = line.strip_prefix("Date:") {
+            commit.date = short_date(d.trim());
+        } else if line.starts_with("Merge:") {
+            commit.merge = true;
+        } else if let Some(m) = line.strip_prefix("    ") {
+            commit.message.push(m.trim().to_string());
+        } else if !line.trim().is_empty() && !line.starts_with("AuthorDate:") && !line.starts_with("Commit") {
+            // --stat, --patch, --graph...: a shape this filter does not know
+            return None;
+        }
+    }
+    if commits.is_empty() {
+        return None;
+    }
+    let mut authors: Vec<(String, usize)> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    for c in &commits {
+        match index.get(&c.author) {
+            Some(&k) => authors[k].1 += 1,
+            None => {
+                index.insert(c.author.clone(), authors.len());
+                authors.push((c.author.clone(), 1));
+            }
+        }
+    }
+    let mut out = vec![format!("{} commits", commits.len())];
+    for (a, n) in &authors {
+        out.push(format!("Author: {a} ({n} commits)"));
+    }
+    for (k, c) in commits.iter().enumerate() {
+        let hash = if k < DETAILED_COMMITS { c.hash.as_str() } else { &c.hash[..c.hash.len().min(10)] };
+        let name = c.author.split(" <").next().unwrap_or("");
+        let mut msg = c.message.iter().filter(|m| !m.is_empty());
+        let subject = msg.next().map(String::as_str).unwrap_or("");
+        let deco = if c.decoration.is_empty() { String::new() } else { format!(" {}", c.decoration) };
+        let merge = if c.merge { " merge" } else { "" };
+        out.push(format!("commit {hash}{deco} {} {name}{merge}: {subject}", c.date));
+        if !c.stat.is_empty() {
+            let more = if c.files.len() > STAT_FILES {
+                format!(", +{} more", c.files.len() - STAT_FILES)
+            } else {
+                String::new()
+            };
+            let names: Vec<&str> = c.files.iter().take(STAT_FILES).map(String::as_str).collect();
+            out.push(format!(" {} ({}{more})", c.stat, names.join(", ")));
+        }
+        if k < BODY_COMMITS {
+            let body: Vec<&String> = msg.collect();
+            for m in body.iter().take(BODY_LINES) {
+                out.push(format!(" {m}"));
+            }
+            if body.len() > BODY_LINES {
+                out.push(format!(" … {} more lines", body.len() - BODY_LINES));
+            }
+        }
+    }
+    if commits.len() > BODY_COMMITS && commits.iter().skip(BODY_COMMITS).any(|c| c.message.len() > 1) {
+        out.push(format!("(message bodies shown for the newest {BODY_COMMITS} commits only)"));
+    }
+    Some(out.join("\n") + "\n")
+}
+
+/// `Mon Oct 12 11:54:00 2026 +0000` → `2026-10-12`; other formats as-is.
+fn short_date(d: &str) -> String {
+    const MONTHS: [&str; 12] =
+        ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    if let Some(c) = GIT_DATE.captures(d)
+        && let Some(m) = MONTHS.iter().position(|m| *m == &c[1])
+    {
+        let day: u32 = c[2].parse().unwrap_or(0);
+        return format!("{}-{:02}-{day:02}", &c[4], m + 1);
+    }
+    d.to_string()
+}
+
+impl Filter for Sync {
+    fn name(&self) -> &'static str {
+        "git-sync"
+    }
+
+    fn claims(&self, inv: &Invocation) -> bool {
+        inv.tool == "git" && matches!(inv.sub(), "push" | "pull" | "fetch" | "clone")
+    }
+
+    fn summarize(&self, _inv: &Invocation, text: &str, _exit: i32) -> Option<String> {
+        let mut out = Vec::new();
+        let mut dropped = 0usize;
+        for line in text.lines() {
+            if PROGRESS.is_match(line) {
+                dropped += 1;
+            } else if TRANSFER.is_match(line) {
+                // only the final state carries the size
+                if line.contains("done") {
+                    out.push(line.to_string());
+                } else {
+                    dropped += 1;
+                }
+            } else {
+                out.push(line.trim_end().to_string());
+            }
+        }
+        (dropped > 0).then(|| tidy(&out))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text::command::inv;
+
+    #[test]
+    fn status_drops_hints_keeps_paths() {
+        let text = "On branch main\nChanges to be committed:\n  (use \"git restore --staged <file>...\" to unstage)\n\tmodified:   README.md\n\nno changes added to commit (use \"git add\" and/or \"git commit -a\")\n";
+        let out = Status.summarize(&inv("git status"), text, 0).unwrap();
+        assert_eq!(
+            out,
+            "On branch main\nChanges to be committed:\n modified:   README.md\n\nno changes added to commit\n"
+        );
+    }
+
+    #[test]
+    fn diff_cuts_long_runs_and_deleted_bodies() {
+        let mut text = String::from(
+            "diff --git a/x b/x\ndeleted file mode 100644\nindex 1..0\n--- a/x\n+++ /dev/null\n@@ -1,3 +0,0 @@\n-a\n-b\n-c\n",
+        );
+        text.push_str("diff --git a/y b/y\nindex 1..2 100644\n--- a/y\n+++ b/y\n@@ -1,1 +1,31 @@\n ctx\n");
+        for i in 0..30 {
+            text.push_str(&format!("+line {i}\n"));
+        }
+        let out = diff(&text).unwrap();
+        assert!(out.starts_with(
+            "diff --git a/x b/x\ndeleted file mode 100644\n(3 lines removed)\ndiff --git a/y b/y\n@@"
+        ));
+        assert!(out.contains("+line 7\n… 19 more added lines …\n+line 27\n"), "{out}");
+        assert!(!out.contains("index "));
+    }
+
+    #[test]
+    fn log_lists_authors_once() {
+        let text = "commit 0123456789abcdef0123456789abcdef01234567\nAuthor: A B <a@x>\nDate:   Mon Oct 12 11:54:00 2026 +0000\n\n    Subject one\n\n    Body line.\n";
+        let out = log(text).unwrap();
+        assert_eq!(
+            out,
+            "1 commits\nAuthor: A B <a@x> (1 commits)\ncommit 0123456789abcdef0123456789abcdef01234567 2026-10-12 A B: Subject one\n Body line.\n"
+        );
+        assert!(log("abc1234 oneline subject\n").is_none());
+    }
+
+    #[test]
+    fn log_stat_keeps_totals_and_names() {
+        let text = "commit 0123456789abcdef0123456789abcdef01234567\nAuthor: A B <a@x>\nDate:   Mon Oct 12 11:54:00 2026 +0000\n\n    Subject one\n\n src/a.rs | 3 ++-\n src/b.rs | 1 +\n 2 files changed, 3 insertions(+), 1 deletion(-)\n";
+        let out = log(text).unwrap();
+        assert!(
+            out.ends_with(
+                ": Subject one\n 2 files changed, 3 insertions(+), 1 deletion(-) (src/a.rs, src/b.rs)\n"
+            ),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn push_keeps_refs_drops_progress() {
+        let text = "Enumerating objects: 5, done.\nCounting objects: 100% (5/5), done.\nWriting objects: 100% (3/3), 300 bytes | 300.00 KiB/s, done.\nTotal 3 (delta 1), reused 0 (delta 0)\nTo github.com:o/r.git\n   abc..def  main -> main\n";
+        let out = Sync.summarize(&inv("git push"), text, 0).unwrap();
+        assert_eq!(
+            out,
+            "Writing objects: 100% (3/3), 300 bytes | 300.00 KiB/s, done.\nTotal 3 (delta 1), reused 0 (delta 0)\nTo github.com:o/r.git\n   abc..def  main -> main\n"
+        );
+    }
+}

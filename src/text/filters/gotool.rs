@@ -1,0 +1,171 @@
+//! go build/vet/test: compiler and vet findings kept as they are (they are
+//! already `path:line:col: message`); `go test` keeps failing tests with their
+//! messages, panics with user frames only (runtime/testing frames dropped),
+//! top-level passes, and the per-package `ok`/`FAIL` lines; `=== RUN` lines,
+//! subtest passes and passing tests' logs go.
+
+use once_cell::sync::Lazy;
+use regex::Regex;
+
+use super::{Filter, Invocation};
+use crate::text::clean::{is_library_path, tidy};
+
+pub struct Go;
+
+static RESULT: Lazy<Regex> = Lazy::new(|| Regex::new(r"^--- (PASS|FAIL|SKIP): ").unwrap());
+static NESTED_RESULT: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\s+--- (PASS|FAIL|SKIP): ").unwrap());
+static DIAG: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\S+\.go:\d+(:\d+)?: ").unwrap());
+static FRAME_LOC: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\t(\S+\.\w+:\d+)(?: \+0x[0-9a-f]+)?$").unwrap());
+/// Top-level passing tests listed at most this many times.
+const MAX_PASSES: usize = 30;
+
+impl Filter for Go {
+    fn name(&self) -> &'static str {
+        "go"
+    }
+
+    fn claims(&self, inv: &Invocation) -> bool {
+        inv.tool == "go" && matches!(inv.sub(), "build" | "vet" | "test" | "install" | "generate")
+    }
+
+    fn summarize(&self, _inv: &Invocation, text: &str, _exit: i32) -> Option<String> {
+        summarize(text)
+    }
+}
+
+fn summarize(text: &str) -> Option<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out: Vec<String> = Vec::new();
+    let mut anchored = false;
+    let mut in_fail = false;
+    let mut passes = 0usize;
+    let mut sub_passes = 0usize;
+    let mut no_tests = 0usize;
+    // -v streams a test's log lines before its result line: hold them until then
+    let mut pending: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        let t = line.trim_start();
+        if t.starts_with("=== RUN")
+            || t.starts_with("=== PAUSE")
+            || t.starts_with("=== CONT")
+            || t.starts_with("=== NAME")
+        {
+            anchored = true;
+        } else if let Some(c) = RESULT.captures(line) {
+            anchored = true;
+            in_fail = &c[1] == "FAIL";
+            if in_fail || passes < MAX_PASSES {
+                out.push(line.to_string());
+            }
+            if in_fail {
+                out.append(&mut pending);
+            } else {
+                passes += 1;
+                pending.clear();
+            }
+        } else if let Some(c) = NESTED_RESULT.captures(line) {
+            anchored = true;
+            in_fail = &c[1] == "FAIL";
+            if in_fail {
+                out.push(line.to_string());
+                out.append(&mut pending);
+            } else {
+                sub_passes += 1;
+                pending.clear();
+            }
+        } else if line.starts_with("ok  \t")
+            || line.starts_with("FAIL\t")
+            || line == "FAIL"
+            || line.starts_with("# ")
+        {
+            anchored = true;
+            if !line.starts_with("# ") {
+                out.push(line.to_string());
+            }
+            in_fail = false;
+        } else if line.starts_with("?   \t") && line.ends_with("[no test files]") {
+            anchored = true;
+            no_tests += 1;
+        } else if line == "PASS" {
+            anchored = true;
+        } else if DIAG.is_match(line) {
+            anchored = true;
+            out.push(line.to_string());
+        } else if t.starts_with("goroutine ") && t.ends_with(':') {
+            out.push(line.to_string());
+            i = frames(&lines, i + 1, &mut out);
+            continue;
+        } else if line.starts_with("    ") && !in_fail {
+            // t.Log output of a test whose result is not known yet
+            pending.push(line.to_string());
+        } else if !line.trim().is_empty() {
+            out.push(line.to_string());
+        }
+        i += 1;
+    }
+    if !anchored {
+        return None;
+    }
+    if passes > MAX_PASSES {
+        out.push(format!("(+{} more top-level tests passed)", passes - MAX_PASSES));
+    }
+    if sub_passes > 0 {
+        out.push(format!("({sub_passes} subtests passed)"));
+    }
+    if no_tests > 0 {
+        out.push(format!("({no_tests} packages without test files)"));
+    }
+    Some(tidy(&out))
+}
+
+/// Goroutine frames (`func(args)` then `\tpath:line +0x..`): user code only.
+fn frames(lines: &[&str], start: usize, out: &mut Vec<String>) -> usize {
+    let mut i = start;
+    let mut hidden = 0usize;
+    while i + 1 < lines.len() {
+        let func = lines[i];
+        let Some(c) = FRAME_LOC.captures(lines[i + 1]) else { break };
+        let loc = &c[1];
+        if is_library_path(loc) {
+            hidden += 1;
+        } else {
+            out.push(format!("{func} at {loc}"));
+        }
+        i += 2;
+    }
+    if hidden > 0 {
+        out.push(format!("(… {hidden} runtime/testing frames)"));
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verbose_pass_keeps_top_level_and_counts_subtests() {
+        let text = "=== RUN   TestA\n=== RUN   TestA/x\n    a_test.go:9: log line\n--- PASS: TestA (0.00s)\n    --- PASS: TestA/x (0.00s)\nPASS\nok  \texample.com/a\t0.01s\n";
+        assert_eq!(
+            summarize(text).unwrap(),
+            "--- PASS: TestA (0.00s)\nok  \texample.com/a\t0.01s\n(1 subtests passed)\n"
+        );
+    }
+
+    #[test]
+    fn panic_keeps_user_frames() {
+        let text = "--- FAIL: TestNil (0.00s)\npanic: boom\n\ngoroutine 7 [running]:\ntesting.tRunner(0x1)\n\t/usr/lib/go-1.19/src/testing/testing.go:1446 +0x10b\nexample.com/a.F(...)\n\t/src/a/a.go:37\nFAIL\texample.com/a\t0.004s\n";
+        let out = summarize(text).unwrap();
+        assert!(out.contains("example.com/a.F(...) at /src/a/a.go:37"), "{out}");
+        assert!(!out.contains("testing.go"), "{out}");
+        assert!(out.contains("(… 1 runtime/testing frames)"));
+    }
+
+    #[test]
+    fn build_errors_lose_only_the_package_header() {
+        let text = "# example.com/a\nmain.go:3:2: undefined: x\n";
+        assert_eq!(summarize(text).unwrap(), "main.go:3:2: undefined: x\n");
+    }
+}

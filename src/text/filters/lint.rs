@@ -1,0 +1,181 @@
+//! Type checkers and linters: tsc, eslint, ruff, mypy, flake8, pylint,
+//! pyright. Every finding line stays as the tool wrote it (location, code,
+//! message: they are the signal and already dense); code frames, carets,
+//! wrapper chatter (`npm warn`) and blank lines go; summaries stay.
+
+use once_cell::sync::Lazy;
+use regex::Regex;
+
+use super::{Filter, Invocation};
+use crate::text::clean::tidy;
+
+pub struct Tsc;
+pub struct Eslint;
+pub struct PyLint;
+
+static TSC_FINDING: Lazy<Regex> =
+    Lazy::new(|| Regex::new(r"^\S.*(?:\(\d+,\d+\): |:\d+:\d+ - )(?:error|warning|message) TS\d+").unwrap());
+static TSC_FOUND: Lazy<Regex> = Lazy::new(|| Regex::new(r"^Found \d+ errors?").unwrap());
+static TSC_FRAME: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\s*\d+(?:\s|$)|^\s*~+\s*$").unwrap());
+static ESLINT_ROW: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\s+\d+:\d+\s+(?:error|warning)\s").unwrap());
+static ESLINT_TOTAL: Lazy<Regex> = Lazy::new(|| Regex::new(r"^✖ \d+ problems? ").unwrap());
+static PY_FINDING: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\S+:\d+(?::\d+)?:? ").unwrap());
+static PY_SUMMARY: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"^(?:Found \d+ errors?|Success: no issues|All checks passed|\[\*\] \d+ fixable|\d+ errors?, \d+ warnings?|Your code has been rated)").unwrap()
+});
+static CODE_FRAME: Lazy<Regex> =
+    Lazy::new(|| Regex::new(r"^\s*(?:\d+\s*)?[|│]|^\s*[\^~]+\s*$|^\s*\d*\s+[-+] |^\s*\d*\s+[-+]$").unwrap());
+/// mypy's "(checked N source files)": how much was read, not what is wrong.
+static CHECKED: Lazy<Regex> = Lazy::new(|| Regex::new(r" \(checked \d+ source files?\)$").unwrap());
+static WRAPPER: Lazy<Regex> = Lazy::new(|| Regex::new(r"^npm (?:warn|WARN|notice) |^> ").unwrap());
+
+impl Filter for Tsc {
+    fn name(&self) -> &'static str {
+        "tsc"
+    }
+
+    fn claims(&self, inv: &Invocation) -> bool {
+        inv.is(&["tsc", "vue-tsc"])
+    }
+
+    fn summarize(&self, _inv: &Invocation, text: &str, _exit: i32) -> Option<String> {
+        // kept besides findings: continuations of a message, related info
+        sift(
+            text,
+            |l| (TSC_FINDING.is_match(l) || TSC_FOUND.is_match(l)).then(|| l.to_string()),
+            // the closing per-file table repeats the findings above
+            |l| {
+                WRAPPER.is_match(l)
+                    || TSC_FRAME.is_match(l)
+                    || l.trim().is_empty()
+                    || l.starts_with("Errors  Files")
+            },
+        )
+    }
+}
+
+impl Filter for Eslint {
+    fn name(&self) -> &'static str {
+        "eslint"
+    }
+
+    fn claims(&self, inv: &Invocation) -> bool {
+        inv.tool == "eslint"
+    }
+
+    fn summarize(&self, _inv: &Invocation, text: &str, _exit: i32) -> Option<String> {
+        sift(
+            text,
+            |l| {
+                (ESLINT_ROW.is_match(l) || ESLINT_TOTAL.is_match(l) || PY_FINDING.is_match(l))
+                    .then(|| l.to_string())
+            },
+            |l| WRAPPER.is_match(l) || l.trim().is_empty(),
+        )
+    }
+}
+
+impl Filter for PyLint {
+    fn name(&self) -> &'static str {
+        "python-lint"
+    }
+
+    fn claims(&self, inv: &Invocation) -> bool {
+        inv.is(&["ruff", "mypy", "dmypy", "flake8", "pylint", "pyright", "pyflakes", "pycodestyle"])
+    }
+
+    fn summarize(&self, _inv: &Invocation, text: &str, _exit: i32) -> Option<String> {
+        // ruff's default "full" format is rustc-shaped: header, ` --> path`, frame
+        if text.lines().any(|l| l.trim_start().starts_with("--> ")) {
+            return rustc_shaped(text);
+        }
+        sift(
+            text,
+            |l| {
+                (PY_FINDING.is_match(l) || PY_SUMMARY.is_match(l))
+                    .then(|| CHECKED.replace(l, "").into_owned())
+            },
+            |l| CODE_FRAME.is_match(l) || l.trim().is_empty() || l.starts_with("*****"),
+        )
+    }
+}
+
+/// The shape the finding-list linters share: a line `finding` recognises is
+/// kept (possibly rewritten), `noise` lines go, anything else stays.
+/// `None` when no finding was seen: not this linter's output.
+fn sift(
+    text: &str,
+    finding: impl Fn(&str) -> Option<String>,
+    noise: impl Fn(&str) -> bool,
+) -> Option<String> {
+    let mut out = Vec::new();
+    let mut anchored = false;
+    for line in text.lines() {
+        if let Some(kept) = finding(line) {
+            anchored = true;
+            out.push(kept);
+        } else if !noise(line) {
+            out.push(line.to_string());
+        }
+    }
+    anchored.then(|| tidy(&out))
+}
+
+/// ruff's full format: `CODE message` then ` --> path:l:c`, a code frame and
+/// `help:` lines. Kept as `CODE message` + `path:l:c` + help.
+fn rustc_shaped(text: &str) -> Option<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    let mut anchored = false;
+    for (i, line) in lines.iter().enumerate() {
+        let t = line.trim_start();
+        if let Some(path) = t.strip_prefix("--> ") {
+            anchored = true;
+            out.push(path.trim().to_string());
+        } else if CODE_FRAME.is_match(line) || line.trim().is_empty() {
+        } else if line.starts_with(' ')
+            && lines.get(i + 1).is_none_or(|n| !n.trim_start().starts_with("--> "))
+        {
+            out.push(t.to_string());
+        } else {
+            out.push(line.to_string());
+        }
+    }
+    anchored.then(|| tidy(&out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text::command::inv;
+
+    #[test]
+    fn tsc_pretty_drops_frames() {
+        let text = "src/a.ts:4:12 - error TS2322: Type 'number' is not assignable to type 'string'.\n\n4   return { id };\n           ~~\n\n  src/b.ts:8:3 - The expected type comes from property 'id'\n    8   id: string;\n        ~~\n\n\nFound 1 error in src/a.ts:4\n";
+        let out = Tsc.summarize(&inv("tsc --pretty"), text, 2).unwrap();
+        assert_eq!(
+            out,
+            "src/a.ts:4:12 - error TS2322: Type 'number' is not assignable to type 'string'.\n  src/b.ts:8:3 - The expected type comes from property 'id'\nFound 1 error in src/a.ts:4\n"
+        );
+    }
+
+    #[test]
+    fn mypy_findings_and_summary() {
+        let text = "app.py:3: error: Incompatible return value type (got \"int\", expected \"str\")  [return-value]\n    return 1\n           ^\nFound 1 error in 1 file (checked 1 source file)\n";
+        let out = PyLint.summarize(&inv("mypy --pretty app.py"), text, 1).unwrap();
+        assert_eq!(
+            out,
+            "app.py:3: error: Incompatible return value type (got \"int\", expected \"str\")  [return-value]\n    return 1\nFound 1 error in 1 file\n"
+        );
+    }
+
+    #[test]
+    fn ruff_full_format() {
+        let text = "F401 [*] `os` imported but unused\n --> app.py:1:8\n  |\n1 | import os\n  |        ^^\n  |\nhelp: Remove unused import: `os`\n\nFound 1 error.\n[*] 1 fixable with the `--fix` option.\n";
+        let out = PyLint.summarize(&inv("ruff check ."), text, 1).unwrap();
+        assert_eq!(
+            out,
+            "F401 [*] `os` imported but unused\napp.py:1:8\nhelp: Remove unused import: `os`\nFound 1 error.\n[*] 1 fixable with the `--fix` option.\n"
+        );
+    }
+}

@@ -1,0 +1,59 @@
+//! The tool-aware filters, one module per tool family, and the registry that
+//! picks one from the command line. A filter only proposes a rendering: the
+//! guard (`text::guard`) checks it against the signal ledger and has the
+//! last word.
+
+mod cargo;
+mod cc;
+mod docker;
+mod git;
+mod gotool;
+mod install;
+mod jstest;
+mod kubectl;
+mod lint;
+mod listing;
+pub(crate) mod python;
+
+pub use crate::text::command::Invocation;
+
+/// One tool family's summariser.
+pub trait Filter: Sync {
+    /// Short name, shown in the receipt as `text:<name>`.
+    fn name(&self) -> &'static str;
+    /// Whether this filter knows the command's output format.
+    fn claims(&self, inv: &Invocation) -> bool;
+    /// The summary of `text` (already ANSI-free, `\r` redraws resolved), or
+    /// `None` when the expected anchors are missing. The caller adds `exit N`.
+    fn summarize(&self, inv: &Invocation, text: &str, exit_code: i32) -> Option<String>;
+}
+
+/// Every tool-aware filter, most specific first.
+pub(crate) static FILTERS: &[&dyn Filter] = &[
+    &cargo::Cargo,
+    &python::Pytest,
+    &gotool::Go,
+    &jstest::JsTest,
+    &lint::Tsc,
+    &lint::Eslint,
+    &lint::PyLint,
+    &git::Status,
+    &git::Diff,
+    &git::Log,
+    &git::Sync,
+    &install::Install,
+    &install::NpmLs,
+    &cc::Cc,
+    &docker::Docker,
+    &kubectl::Kubectl,
+    &listing::Grep,
+    &listing::Find,
+    &listing::Ls,
+];
+
+/// The filter that claims `command`, with the parsed invocation.
+pub fn filter_for(command: &[String]) -> Option<(Invocation, &'static dyn Filter)> {
+    let inv = Invocation::parse(command)?;
+    let f = FILTERS.iter().copied().find(|f| f.claims(&inv))?;
+    Some((inv, f))
+}

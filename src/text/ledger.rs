@@ -1,0 +1,555 @@
+//! The signal ledger: which lines of an output an agent must never lose,
+//! marked by detectors that know nothing of the tool filters.
+//!
+//! A pure function over lines ([`scan`]), also usable line by line
+//! ([`Scanner`]) by a capture that never holds the whole output. Line numbers
+//! are 0-based indices into the cleaned text's `\n`-separated lines, which are
+//! the raw output's lines one for one (`tokensieve show ID --lines` numbers
+//! them from 1).
+//!
+//! The detectors (each documented in docs/ARCHITECTURE.md, Text section):
+//! - `diagnostic`: compiler and checker findings — `path:line[:col]: error|
+//!   warning|fatal …`, rustc `error[E…]:`/`error:`/`warning:` headers,
+//!   `--> path:line:col`, `error TS…`.
+//! - `trace`: stack traces — Python (`Traceback …`, user frames, the final
+//!   exception line, the chaining lines), Java (the exception line before its
+//!   frames, user frames, `Caused by:`), Node and .NET (`at …` frames of user
+//!   code and the error line above them), Go (`panic:`, `fatal error:`,
+//!   `goroutine N [...]:`), Rust (`panicked at`).
+//! - `test-failure`: `FAILED`, `FAIL`, `--- FAIL`, `not ok N`, `✗ ✕ × ✖`
+//!   marks, ExUnit's `N) test …`, rspec's `rspec path:line`.
+//! - `level`: ERROR, FATAL, CRITICAL, SEVERE, EMERG, ALERT, PANIC as words in
+//!   capitals, `level=error`, `"level":"error"`, `[error]`/`[crit]`, glog's
+//!   `E0123`/`F0123` line starts.
+//! - `http-5xx`: a 5xx status in an access log or a `status=5xx` field.
+//! - `oom`: kernel and container out-of-memory kills.
+//! - `summary`: the tool's own summary or footer lines (test, lint, build and
+//!   install totals) wherever they are, and count lines among the last three.
+
+use std::collections::VecDeque;
+
+use aho_corasick::AhoCorasick;
+use once_cell::sync::Lazy;
+use regex::{Regex, RegexSet};
+
+use crate::text::clean::is_library_path;
+
+/// What a detector found on a line. One kind per line: the first of this
+/// order that matches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    Trace,
+    Diagnostic,
+    TestFailure,
+    Oom,
+    Http5xx,
+    Level,
+    Summary,
+}
+
+impl Kind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Trace => "trace",
+            Kind::Diagnostic => "diagnostic",
+            Kind::TestFailure => "test-failure",
+            Kind::Oom => "oom",
+            Kind::Http5xx => "http-5xx",
+            Kind::Level => "level",
+            Kind::Summary => "summary",
+        }
+    }
+}
+
+/// One signal line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// 0-based line index.
+    pub line: usize,
+    pub kind: Kind,
+}
+
+/// Every signal line of one output, in line order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Ledger {
+    pub entries: Vec<Entry>,
+    /// How many lines were scanned.
+    pub lines: usize,
+}
+
+impl Ledger {
+    /// The kind of line `i`, if it is a signal line.
+    pub fn kind(&self, i: usize) -> Option<Kind> {
+        self.entries.binary_search_by_key(&i, |e| e.line).ok().map(|k| self.entries[k].kind)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+}
+
+/// The ledger of `lines` (cleaned: ANSI-free, `\r` redraws resolved).
+pub fn scan<'a>(lines: impl IntoIterator<Item = &'a str>) -> Ledger {
+    let mut s = Scanner::default();
+    for line in lines {
+        s.push(line);
+    }
+    s.finish()
+}
+
+/// The ledger built one line at a time.
+#[derive(Debug, Default)]
+pub struct Scanner {
+    n: usize,
+    entries: Vec<Entry>,
+    /// Inside a Python traceback: frames seen, waiting for the exception line.
+    python: bool,
+    /// The last non-blank line, and whether it was an `at …` frame.
+    prev: Option<(usize, bool)>,
+    /// Whether the last non-blank line reads like an error (`TypeError: x`).
+    prev_error: bool,
+    /// Non-blank lines at the end so far that read like counts (`12 passed`).
+    tail: VecDeque<(usize, bool)>,
+}
+
+/// Count lines among this many last non-blank lines are the tool's footer.
+const FOOTER: usize = 3;
+
+impl Scanner {
+    pub fn new() -> Scanner {
+        Scanner::default()
+    }
+
+    /// Lines scanned so far.
+    pub fn lines(&self) -> usize {
+        self.n
+    }
+
+    /// Scans the next line; returns its kind when it is a signal line (a line
+    /// can also become one later: the header above a stack's first frame, a
+    /// count line that turns out to be the footer).
+    pub fn push(&mut self, line: &str) -> Option<Kind> {
+        let i = self.n;
+        self.n += 1;
+        if line.trim().is_empty() {
+            return None;
+        }
+        let kind = self.detect(i, line);
+        if let Some(k) = kind {
+            self.mark(i, k);
+        }
+        let counted = kind.is_none() && COUNT_LINE.is_match(line);
+        self.tail.push_back((i, counted));
+        if self.tail.len() > FOOTER {
+            self.tail.pop_front();
+        }
+        kind
+    }
+
+    pub fn finish(mut self) -> Ledger {
+        for (i, counted) in std::mem::take(&mut self.tail) {
+            if counted {
+                self.mark(i, Kind::Summary);
+            }
+        }
+        self.entries.sort_by_key(|e| e.line);
+        self.entries.dedup_by_key(|e| e.line);
+        Ledger { entries: self.entries, lines: self.n }
+    }
+
+    fn mark(&mut self, line: usize, kind: Kind) {
+        match self.entries.iter().rev().take(4).position(|e| e.line == line) {
+            Some(_) => {}
+            None => self.entries.push(Entry { line, kind }),
+        }
+    }
+
+    fn detect(&mut self, i: usize, line: &str) -> Option<Kind> {
+        let frame = frame_of(line);
+        let prev = self.prev.replace((i, frame.is_some()));
+        let prev_error = std::mem::replace(&mut self.prev_error, ERROR_LINE.is_match(line));
+        if let Some(user) = frame {
+            // the first frame of a stack: the error line above is what it unwinds
+            if let Some((p, false)) = prev
+                && prev_error
+            {
+                self.mark(p, Kind::Trace);
+            }
+            return user.then_some(Kind::Trace);
+        }
+        if self.python {
+            if let Some(c) = PY_FRAME.captures(line) {
+                return (!is_library_path(&c[1])).then_some(Kind::Trace);
+            }
+            if !line.starts_with([' ', '\t']) {
+                // the exception line ends the traceback
+                self.python = false;
+                return Some(Kind::Trace);
+            }
+            return None;
+        }
+        if line.starts_with("Traceback (most recent call last)") {
+            self.python = true;
+            return Some(Kind::Trace);
+        }
+        if !STEMS.is_match(line) {
+            return None;
+        }
+        let hits = DETECTORS.matches(line);
+        let kind = hits.iter().next().map(|k| DETECTOR_KINDS[k])?;
+        // a location inside the toolchain or a dependency is not the user's
+        if kind == Kind::Diagnostic
+            && let Some(c) = ARROW.captures(line)
+            && is_library_path(&c[1])
+        {
+            return None;
+        }
+        Some(kind)
+    }
+}
+
+/// A stack frame line (`at …`): `Some(true)` when it is the user's code.
+fn frame_of(line: &str) -> Option<bool> {
+    let body = line.trim_start();
+    if body.len() == line.len() {
+        return None;
+    }
+    let body = body.strip_prefix("at ")?;
+    if body.is_empty() || body.starts_with(' ') {
+        return None;
+    }
+    if let Some(c) = JVM_FRAME.captures(body) {
+        let class = &c[1];
+        let class = class.rsplit_once('/').map_or(class, |(_, c)| c);
+        return Some(!JVM_LIBRARY.iter().any(|p| class.starts_with(p)));
+    }
+    if let Some(c) = PATH_FRAME.captures(body) {
+        let path = c.get(1).or(c.get(2)).or(c.get(3)).map_or("", |m| m.as_str());
+        return Some(!(is_library_path(path) || path.starts_with("node:")));
+    }
+    None
+}
+
+/// Packages of the JVM's runtime and of common frameworks: their frames are
+/// machinery, not the user's code.
+const JVM_LIBRARY: &[&str] = &[
+    "java.",
+    "javax.",
+    "jdk.",
+    "sun.",
+    "com.sun.",
+    "kotlin.",
+    "kotlinx.",
+    "scala.",
+    "groovy.",
+    "org.junit.",
+    "junit.",
+    "org.apache.",
+    "org.springframework.",
+    "org.hibernate.",
+    "io.netty.",
+    "reactor.",
+    "com.fasterxml.",
+    "org.eclipse.",
+    "org.gradle.",
+    "worker.org.gradle.",
+    "org.codehaus.",
+    "org.mockito.",
+    "net.bytebuddy.",
+    "com.google.common.",
+    "io.micronaut.",
+    "io.quarkus.",
+    "akka.",
+];
+
+/// `pkg.Class.method(File.java:12)`, `(Native Method)`, `(Unknown Source)`.
+static JVM_FRAME: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(
+        r"^([\w$./<>-]+)\((?:[\w$-]+\.(?:java|kt|scala|groovy|clj):\d+|Native Method|Unknown Source)\)$",
+    )
+    .expect("valid jvm frame regex")
+});
+/// Node `fn (path:l:c)` / `path:l:c`, .NET `M() in path:line N`.
+static PATH_FRAME: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"\(((?:file://)?[^()\s]+):\d+:\d+\)$|^((?:file://)?[^()\s]+):\d+:\d+$| in (\S+):line \d+$")
+        .expect("valid path frame regex")
+});
+/// The line an `at` stack unwinds: `TypeError: x`, `java.io.IOException: y`,
+/// `Exception in thread "main" …`, `Unhandled exception. …`.
+static ERROR_LINE: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"^\s*(?:Uncaught |Unhandled exception\. |Exception in thread |\[?[\w$.]*(?:Error|Exception|Throwable|Failure|Fault)\b)")
+        .expect("valid error line regex")
+});
+static ARROW: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\s*--> (\S+?):\d+:\d+").expect("valid arrow regex"));
+static PY_FRAME: Lazy<Regex> =
+    Lazy::new(|| Regex::new(r#"^\s+File "([^"]+)", line \d+"#).expect("valid python frame regex"));
+
+/// Lines with none of these (ASCII case aside) match no detector: one SIMD
+/// pass skips them before the detector set runs.
+static STEMS: Lazy<AhoCorasick> = Lazy::new(|| {
+    let stems = [
+        "err",
+        "warn",
+        "fatal",
+        "fail",
+        "not ok",
+        "✗",
+        "✕",
+        "×",
+        "✖",
+        "-->",
+        "ts",
+        "caused by",
+        "panic",
+        "goroutine",
+        "exception",
+        "crit",
+        "severe",
+        "emerg",
+        "alert",
+        "http/",
+        "status",
+        "code ",
+        "memory",
+        "oom",
+        "killed process",
+        "pass",
+        "test",
+        "found",
+        "success",
+        "problem",
+        "added",
+        "removed",
+        "changed",
+        "audited",
+        "install",
+        "up to date",
+        "vulnerab",
+        "finished",
+        "build",
+        "pending",
+        "example",
+        "ran ",
+        "ok",
+        "generated",
+        "***",
+        "plan:",
+        "complete",
+        "valid",
+        "rspec ",
+        ") ",
+    ];
+    AhoCorasick::builder().ascii_case_insensitive(true).build(stems).expect("valid stems")
+});
+
+/// The detectors, in `Kind` order (the first match names the line).
+static DETECTOR_SPECS: &[(Kind, &str)] = &[
+    // stack traces that have no frame lines of the `at` kind
+    (Kind::Trace, r"^Caused by: |^\s*Caused by: \S"),
+    (Kind::Trace, r"^(?:During handling of the above exception|The above exception was the direct cause)"),
+    (Kind::Trace, r"^Exception in thread "),
+    (Kind::Trace, r"^panic: |^fatal error: |^goroutine \d+ \[[^\]]*\]:$"),
+    (Kind::Trace, r"^thread '[^']*' (?:\(\d+\) )?panicked at|\bpanicked at \S+:\d+:\d+"),
+    // compiler and checker diagnostics
+    (
+        Kind::Diagnostic,
+        r"^\S.*?(?::\d+(?::\d+)?|\(\d+,\d+\)): (?:fatal error|error|warning|fatal|Error|Warning)(?:\[[^\]]*\]| [A-Z]+\d+)?:? ",
+    ),
+    (Kind::Diagnostic, r"^(?:error|warning)(?:\[[A-Za-z]+\d+\])?: \S"),
+    (Kind::Diagnostic, r"^\s*--> \S+:\d+:\d+"),
+    (Kind::Diagnostic, r"(?-u:\b)error TS\d+(?-u:\b)"),
+    // test failures
+    (Kind::TestFailure, r"(?-u:\b)FAIL(?:ED|URE)?(?-u:\b)"),
+    (Kind::TestFailure, r"^\s*not ok \d+"),
+    (Kind::TestFailure, r"^\s*[✗✕×✖] \S"),
+    (Kind::TestFailure, r"^\s+\d+\) test "),
+    (Kind::TestFailure, r"^rspec \S+:\d+"),
+    // kernel and container out-of-memory kills
+    (Kind::Oom, r"(?i)out of memory: kill|oom-kill|oom_reaper|OOMKilled|memory cgroup out of memory"),
+    (Kind::Oom, r"Killed process \d+"),
+    // 5xx in access logs and structured fields
+    (Kind::Http5xx, r#"HTTP/\d(?:\.\d)?"?\s+5\d\d(?-u:\b)"#),
+    (
+        Kind::Http5xx,
+        r#"(?i)(?-u:\b)(?:status|status_code|code)["']?\s*[=:]\s*"?5\d\d(?-u:\b)|^code 5\d\d, message"#,
+    ),
+    // log levels
+    (Kind::Level, r"(?-u:\b)(?:ERROR|FATAL|CRITICAL|SEVERE|EMERG|ALERT|PANIC)(?-u:\b)"),
+    (
+        Kind::Level,
+        r#"(?i)(?-u:\b)level["']?\s*[=:]\s*["']?(?:error|fatal|critical|crit|emerg|alert|panic)(?-u:\b)|\[(?:error|crit|alert|emerg)\]"#,
+    ),
+    (Kind::Level, r"^[EF]\d{4} \d\d:\d\d:\d\d"),
+    // the tool's own summary and footer lines
+    (
+        Kind::Summary,
+        r"^\s*(?:test result: |Tests?:\s|Test Suites:|Test Files\s|Snapshots:\s|Ran \d+ tests? in |Summary \[)",
+    ),
+    (
+        Kind::Summary,
+        r"^=+ .*\d+ (?:passed|failed|errors?|skipped|warnings?|deselected|x?failed|xpassed|no tests ran).* =+$",
+    ),
+    (Kind::Summary, r"^\d+ (?:passed|failed|errors?|skipped|deselected)(?:, \d+ \w+)* in [\d.]+s"),
+    (
+        Kind::Summary,
+        r"^(?:Found \d+ errors?|Success: no issues found|All checks passed|✖ \d+ problems?|\d+ problems? \(|\[\*\] \d+ fixable)",
+    ),
+    (
+        Kind::Summary,
+        r"^(?:added \d+ packages?|removed \d+ packages?|changed \d+ packages?|audited \d+ packages?|up to date,|Successfully installed |found \d+ vulnerabilit|\d+ (?:\w+ )?(?:severity )?vulnerabilit)",
+    ),
+    (Kind::Summary, r"^\s*Finished `?\w+`? (?:profile )?\[|^\s*Finished (?:dev|release|test) "),
+    (Kind::Summary, r"^(?:\[INFO\] )?BUILD (?:SUCCESS|FAILURE|SUCCESSFUL|FAILED)"),
+    (
+        Kind::Summary,
+        r"^\d+ (?:passing|failing|pending)(?-u:\b)|^# (?:tests|pass|fail) \d+$|^ℹ (?:tests|pass|fail) \d+$",
+    ),
+    (
+        Kind::Summary,
+        r"^\d+ examples?, \d+ failures?|^\d+ (?:tests?|doctests?|properties), \d+ failures?|^Finished in [\d.]+ seconds?",
+    ),
+    (
+        Kind::Summary,
+        r"^OK(?: \(.*\))?$|^\d+ (?:errors?|warnings?)(?: and \d+ (?:errors?|warnings?))? generated\.$",
+    ),
+    (Kind::Summary, r"^g?make(?:\[\d+\])?: \*\*\* "),
+    (
+        Kind::Summary,
+        r"^Plan: \d+ to add|^Success! The configuration is valid|^Apply complete!|^No changes\. ",
+    ),
+];
+
+static DETECTORS: Lazy<RegexSet> =
+    Lazy::new(|| RegexSet::new(DETECTOR_SPECS.iter().map(|(_, re)| *re)).expect("valid detectors"));
+static DETECTOR_KINDS: Lazy<Vec<Kind>> = Lazy::new(|| DETECTOR_SPECS.iter().map(|(k, _)| *k).collect());
+
+/// A line that reads like a count of results (`3 passed, 1 failed`,
+/// `12 errors`, `Done: 40 files checked`): the tool's footer when it ends
+/// the output.
+static COUNT_LINE: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(
+        r"(?i)(?-u:\b)\d+ (?:passed|failed|failures?|errors?|warnings?|problems?|tests?|skipped|files?|packages?|issues?|checks?|suites?|examples?|assertions?|findings?|vulnerabilit\w*)(?-u:\b)",
+    )
+    .expect("valid count regex")
+});
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(text: &str) -> Vec<(usize, &'static str)> {
+        scan(text.lines()).entries.iter().map(|e| (e.line, e.kind.name())).collect()
+    }
+
+    #[test]
+    fn compiler_diagnostics() {
+        let text = "gcc -c a.c\na.c:3:5: error: expected ';'\nsrc/x.ts(4,12): error TS2322: bad\n\
+                    error[E0308]: mismatched types\n --> src/lib.rs:4:27\napp.py:3: error: Incompatible return\n\
+                    a.c:9: note: candidate\nsrc/a.ts:4:12 - error TS2322: Type 'number'\n";
+        assert_eq!(
+            kinds(text),
+            vec![
+                (1, "diagnostic"),
+                (2, "diagnostic"),
+                (3, "diagnostic"),
+                (4, "diagnostic"),
+                (5, "diagnostic"),
+                (7, "diagnostic")
+            ]
+        );
+    }
+
+    #[test]
+    fn python_traceback_keeps_header_user_frames_and_exception() {
+        let text = "starting\nTraceback (most recent call last):\n  File \"/app/main.py\", line 3, in <module>\n    run()\n  File \"/usr/lib/python3.11/json/__init__.py\", line 346, in loads\n    return x\nValueError: bad\nafter\n";
+        assert_eq!(kinds(text), vec![(1, "trace"), (2, "trace"), (6, "trace")]);
+    }
+
+    #[test]
+    fn java_trace_marks_the_exception_user_frames_and_every_cause() {
+        let text = "2026-01-01 ERROR boom\njava.lang.IllegalStateException: bad\n\tat com.acme.Orders.place(Orders.java:42)\n\tat java.base/java.lang.Thread.run(Thread.java:833)\nCaused by: java.io.IOException: disk\n\tat org.apache.x.Y.z(Y.java:1)\n\t... 3 more\n";
+        assert_eq!(kinds(text), vec![(0, "level"), (1, "trace"), (2, "trace"), (4, "trace")]);
+    }
+
+    #[test]
+    fn node_and_go_traces() {
+        let text = "TypeError: x is not a function\n    at run (/app/src/job.js:9:5)\n    at Module._compile (node:internal/modules/cjs/loader:1105:14)\npanic: runtime error: index out of range\ngoroutine 1 [running]:\nthread 'main' panicked at src/main.rs:4:5:\n";
+        assert_eq!(kinds(text), vec![(0, "trace"), (1, "trace"), (3, "trace"), (4, "trace"), (5, "trace")]);
+    }
+
+    #[test]
+    fn test_failures_levels_http_and_oom() {
+        let text = "--- FAIL: TestX (0.00s)\nnot ok 3 - splits\n  ✕ adds (3 ms)\ntest a ... FAILED\n\
+                    127.0.0.1 - - [x] \"GET / HTTP/1.1\" 503 12\n127.0.0.1 - - [x] \"GET / HTTP/1.1\" 404 12\n\
+                    [12.3] Out of memory: Killed process 4242 (java)\n{\"level\":\"error\",\"msg\":\"x\"}\n\
+                    12:00 INFO all good\n12:00 CRITICAL disk\n";
+        assert_eq!(
+            kinds(text),
+            vec![
+                (0, "test-failure"),
+                (1, "test-failure"),
+                (2, "test-failure"),
+                (3, "test-failure"),
+                (4, "http-5xx"),
+                (6, "oom"),
+                (7, "level"),
+                (9, "level")
+            ]
+        );
+    }
+
+    #[test]
+    fn summaries_anywhere_and_counts_at_the_end() {
+        let text = "=========== 1 failed, 2 passed in 0.01s ===========\nadded 12 packages in 2s\nprocessed 12 files\nnothing\nmore\nDone: 3 files checked\n";
+        assert_eq!(kinds(text), vec![(0, "summary"), (1, "summary"), (5, "summary")]);
+    }
+
+    #[test]
+    fn ordinary_words_are_not_signal() {
+        let text = "install libgpg-error-dev:amd64\nerror_count=0\nthe build passed the test of time\nexpected an Error\nok\nstatus 200\n";
+        assert!(kinds(text).is_empty(), "{:?}", kinds(text));
+    }
+
+    #[test]
+    fn the_scanner_and_scan_agree() {
+        let text = "a\nTypeError: x\n    at f (/app/a.js:1:2)\nb\n3 failed\n";
+        let mut s = Scanner::new();
+        for l in text.lines() {
+            s.push(l);
+        }
+        assert_eq!(s.lines(), 5);
+        assert_eq!(s.finish(), scan(text.lines()));
+    }
+}
+
+#[cfg(test)]
+mod survey {
+    /// `cargo test --lib ledger::survey -- --ignored --nocapture`: what the
+    /// ledger marks in every fixture, for reading.
+    #[test]
+    #[ignore]
+    fn print_fixture_ledgers() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/text");
+        let dir = std::env::var("SURVEY_DIR").map(std::path::PathBuf::from).unwrap_or(root);
+        let mut paths: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+        paths.sort();
+        for p in paths.iter().filter(|p| p.extension().is_some_and(|e| e == "txt")) {
+            let text = crate::text::clean::clean(&std::fs::read_to_string(p).unwrap());
+            let lines: Vec<&str> = text.split('\n').collect();
+            let ledger = super::scan(lines.iter().copied());
+            println!("== {} ({} lines, {} signal)", p.display(), lines.len(), ledger.len());
+            for e in ledger.entries.iter().take(40) {
+                println!(
+                    "  {:>5} {:<12} {}",
+                    e.line + 1,
+                    e.kind.name(),
+                    &lines[e.line].chars().take(110).collect::<String>()
+                );
+            }
+        }
+    }
+}
