@@ -100,6 +100,9 @@ pub fn count_bytes(enc: Encoding, bytes: &[u8]) -> usize {
 pub struct Tally {
     enc: Encoding,
     pending: Vec<u8>,
+    /// `pending` before this was searched for a split point in vain (a
+    /// point missed near the seam only delays the count).
+    searched: usize,
     total: usize,
     batch: usize,
 }
@@ -110,7 +113,7 @@ impl Tally {
     }
 
     fn with_batch(enc: Encoding, batch: usize) -> Tally {
-        Tally { enc, pending: Vec::new(), total: 0, batch }
+        Tally { enc, pending: Vec::new(), searched: 0, total: 0, batch }
     }
 
     pub fn push(&mut self, bytes: &[u8]) {
@@ -119,16 +122,21 @@ impl Tally {
             return;
         }
         let p = &self.pending;
-        let at = match (1..p.len()).rev().find(|&i| p[i - 1] == b'\n' && splits_cleanly(&p[i..])) {
+        let from = self.searched.saturating_sub(64).max(1);
+        let at = match (from..p.len()).rev().find(|&i| p[i - 1] == b'\n' && splits_cleanly(&p[i..])) {
             Some(i) => i,
             None if p.len() >= 4 * self.batch => {
                 // No safe point in a huge line: a character boundary will do.
                 (1..p.len()).rev().find(|&i| p[i] & 0xC0 != 0x80).unwrap_or(p.len())
             }
-            None => return,
+            None => {
+                self.searched = p.len();
+                return;
+            }
         };
         self.total += count_bytes(self.enc, &self.pending[..at]);
         self.pending.drain(..at);
+        self.searched = 0;
     }
 
     pub fn finish(self) -> usize {
@@ -266,7 +274,12 @@ mod tests {
                 for piece in text.chunks(37) {
                     tally.push(piece);
                 }
-                assert_eq!(tally.finish(), count_bytes(enc, text), "{enc:?} {}", String::from_utf8_lossy(&text[..60]));
+                assert_eq!(
+                    tally.finish(),
+                    count_bytes(enc, text),
+                    "{enc:?} {}",
+                    String::from_utf8_lossy(&text[..60])
+                );
             }
         }
     }

@@ -97,7 +97,9 @@ impl Gathered<'_> {
     pub fn write_raw(&self, out: &mut dyn Write) -> io::Result<()> {
         match self {
             Gathered::Whole(raw) => out.write_all(raw),
-            Gathered::Spooled { object, .. } => io::copy(&mut std::fs::File::open(&object.path)?, out).map(|_| ()),
+            Gathered::Spooled { object, .. } => {
+                io::copy(&mut std::fs::File::open(&object.path)?, out).map(|_| ())
+            }
         }?;
         out.flush()
     }

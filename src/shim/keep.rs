@@ -109,7 +109,8 @@ impl Keeper {
             cut += bytes.len() - e.valid_up_to();
             bytes.truncate(e.valid_up_to());
         }
-        let mut line = String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into());
+        let mut line =
+            String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into());
         if cut > 0 {
             line.push_str(&format!(" … (line cut here: {cut} more bytes)"));
         }
@@ -183,7 +184,8 @@ impl Keeper {
         if !ends_open && total_lines > 0 {
             text.push('\n');
         }
-        let excerpt = Excerpt { line_numbers: Arc::from(numbers), lines: total_lines, chars: self.chars, gap };
+        let excerpt =
+            Excerpt { line_numbers: Arc::from(numbers), lines: total_lines, chars: self.chars, gap };
         Kept { text, excerpt }
     }
 }

@@ -21,8 +21,8 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use capture::{Captured, Limits, Stop};
-pub use child::exit_code as child_exit_code;
 use child::Launch;
+pub use child::exit_code as child_exit_code;
 use policy::Decision;
 
 use crate::pipeline::{Hint, Settings};
@@ -86,7 +86,8 @@ fn compress(name: &str, launch: &Launch, settings: Option<Settings>, started: In
     });
     // A cap that does not parse is reported by the handoff; a spool keeps
     // to the default meanwhile.
-    let raw_store = Store::new(store::home(), store::max_bytes_from_env().unwrap_or(store::DEFAULT_MAX_BYTES));
+    let raw_store =
+        Store::new(store::home(), store::max_bytes_from_env().unwrap_or(store::DEFAULT_MAX_BYTES));
     let outcome = match child::run(launch, &Limits::from_env(), &raw_store, settings.encoding) {
         Ok(o) => o,
         Err(e) => return cannot_run(launch.real, &e),
@@ -117,8 +118,9 @@ fn stopped_note(stop: Stop, started: Instant) {
         n => format!("signal {n}"),
     };
     let secs = stop.at.duration_since(started).as_secs_f64();
-    let line =
-        format!("tokensieve: stopped by {name} after {secs:.1} s: the output is what the tool printed until then\n");
+    let line = format!(
+        "tokensieve: stopped by {name} after {secs:.1} s: the output is what the tool printed until then\n"
+    );
     let _ = io::stderr().lock().write_all(line.as_bytes());
 }
 
@@ -132,7 +134,9 @@ fn deliver_or_raw<'a>(
     started: Instant,
 ) {
     let gathered = raw.into();
-    let done = std::panic::catch_unwind(|| crate::handoff::deliver_gathered(&gathered, Some(hint), settings, started));
+    let done = std::panic::catch_unwind(|| {
+        crate::handoff::deliver_gathered(&gathered, Some(hint), settings, started)
+    });
     match done {
         Ok(Ok(_)) => {}
         Ok(Err(e)) => eprintln!("tokensieve: cannot write the output: {e}"),

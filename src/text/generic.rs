@@ -264,7 +264,13 @@ fn summary(lines: &[&str], runs: &[Run], chars: usize, settings: &Settings) -> S
                 if last_printed.is_some_and(|p| j <= p) {
                     continue;
                 }
-                if last_printed.is_some_and(|p| j > p + 1) || (last_printed.is_none() && j > shown_until) {
+                // lines skipped in between (an excerpt skips some itself)
+                let apart = |a: usize| settings.line_number(j) > settings.line_number(a) + 1;
+                let skipped = match last_printed {
+                    Some(p) => apart(p),
+                    None => shown_until.checked_sub(1).map_or(j > 0, apart),
+                };
+                if skipped {
                     out.push("…".into());
                 }
                 let n =
