@@ -5,6 +5,8 @@
 use std::io::{self, Write};
 use std::time::Instant;
 
+#[cfg(test)]
+use crate::auditor::ReceiptForm;
 use crate::auditor::{self, Receipt, Shape};
 use crate::history;
 use crate::pipeline::{self, Excerpt, Gap, Hint, Rendered, Settings};
@@ -25,7 +27,11 @@ pub fn deliver(
     started: Instant,
 ) -> io::Result<Receipt> {
     let mut warnings: Vec<String> = Vec::new();
-    let raw_store = store_from_env(&mut warnings);
+    let max_bytes = store::max_bytes_from_env().unwrap_or_else(|e| {
+        warnings.push(format!("{e:#}; using the default cap"));
+        store::DEFAULT_MAX_BYTES
+    });
+    let raw_store = Store::new(store::home(), max_bytes);
     // Known before rendering, so a text summary can point at the full output.
     let plan_started = Instant::now();
     let planned = raw_store.plan(raw);
@@ -35,6 +41,7 @@ pub fn deliver(
         Some(obj) => {
             local = settings.clone();
             local.raw_note = Some(raw_note(obj));
+            local.raw_id = Some(obj.id.clone());
             &local
         }
         None => settings,
@@ -55,7 +62,8 @@ pub fn deliver(
         let (original, history, open_took) = side.join().unwrap_or_else(|_| side_work());
         (original, rendered, (history, open_took))
     });
-    let (out, mut receipt) = settle_counted(raw, original, rendered, settings);
+    let planned_id = planned.as_ref().map(|obj| obj.id.as_str());
+    let (out, mut receipt) = settle_counted(raw, original, rendered, settings, planned_id);
     let store_started = Instant::now();
     // Raw shape: the agent saw every byte, nothing to keep.
     if receipt.shape != Shape::Raw
@@ -67,9 +75,40 @@ pub fn deliver(
         }
     }
     let store_took = plan_took + store_started.elapsed();
-    emit(&out, &receipt)?;
-    record(Recorded { hint, receipt: &receipt, history, home, started, warnings, store_took, open_took });
+    // The line as it will be written (a failed store leaves its id out).
+    receipt.overhead = receipt.overhead_of(settings.receipt, settings.encoding);
+    emit(&out, receipt.line(settings.receipt).as_deref())?;
+
+    let harness = crate::budget::harness_tokens(settings.encoding, raw, receipt.original, settings.budget);
+    let call = history::Call::new(hint, &receipt, harness, started.elapsed());
+    after_output(call, history, home, warnings, (store_took, open_took));
     Ok(receipt)
+}
+
+/// After the output: the history row, then any warnings and, with
+/// `TOKENSIEVE_DEBUG`, what the store and the history cost.
+fn after_output(
+    call: history::Call,
+    history: anyhow::Result<rusqlite::Connection>,
+    home: &std::path::Path,
+    mut warnings: Vec<String>,
+    (store_took, open_took): (std::time::Duration, std::time::Duration),
+) {
+    let history_started = Instant::now();
+    if let Err(e) = history.and_then(|db| history::record(&db, home, &call)) {
+        warnings.push(format!("call not recorded: {}", history::describe_error(&e, home)));
+    }
+    if !warnings.is_empty() {
+        let _ = writeln!(io::stderr().lock(), "tokensieve: warning: {}", warnings.join("; "));
+    }
+    if debug() {
+        eprintln!(
+            "tokensieve: raw store {} µs, history open {} µs (beside the render), row {} µs",
+            store_took.as_micros(),
+            open_took.as_micros(),
+            history_started.elapsed().as_micros()
+        );
+    }
 }
 
 /// What the shim gathered: all of the output, or (too large to hold) an
@@ -93,7 +132,7 @@ impl<'a> From<&'a [u8]> for Gathered<'a> {
 }
 
 impl Gathered<'_> {
-    /// Every byte of the output to `out` (the fallback when treating it failed).
+    /// Every byte of the output to `out` (when treating it failed).
     pub fn write_raw(&self, out: &mut dyn Write) -> io::Result<()> {
         match self {
             Gathered::Whole(raw) => out.write_all(raw),
@@ -114,35 +153,32 @@ pub fn deliver_gathered(
 ) -> io::Result<Receipt> {
     match *gathered {
         Gathered::Whole(raw) => deliver(raw, hint, settings, started),
-        Gathered::Spooled { text, excerpt, object, tokens } => {
-            deliver_excerpt(text, excerpt, object, tokens, hint, settings, started)
-        }
+        Gathered::Spooled { .. } => deliver_excerpt(gathered, hint, settings, started),
     }
 }
 
-/// An output too large to hold: the excerpt is rendered as the output would
-/// be (line numbers and sizes are the whole output's), followed by a line
-/// that says which lines are left out and the command that shows them. The
-/// raw bytes are already stored.
+/// An output too large to hold: the excerpt is rendered as the whole output
+/// would be (line numbers and sizes are the whole's), then a line names the
+/// lines left out and the command that shows them. The raw bytes are
+/// already stored; the receipt counts all of them.
 fn deliver_excerpt(
-    text: &str,
-    excerpt: &Excerpt,
-    object: &Object,
-    tokens: usize,
+    gathered: &Gathered,
     hint: Option<&Hint>,
     settings: &Settings,
     started: Instant,
 ) -> io::Result<Receipt> {
-    let mut warnings: Vec<String> = Vec::new();
-    let raw_store = store_from_env(&mut warnings);
-    let home = raw_store.home();
+    let Gathered::Spooled { text, excerpt, object, tokens } = *gathered else {
+        unreachable!("deliver_gathered sends only spooled outputs here");
+    };
     let mut local = settings.clone();
     local.raw_note = Some(raw_note(object));
+    local.raw_id = Some(object.id.clone());
     local.excerpt = Some(excerpt.clone());
     let settings = &local;
+    let home = store::home();
     let open_side = || {
         let opened = Instant::now();
-        (history::open(home), opened.elapsed())
+        (history::open(&home), opened.elapsed())
     };
     let (rendered, (history, open_took)) = std::thread::scope(|s| {
         let side = s.spawn(open_side);
@@ -151,7 +187,7 @@ fn deliver_excerpt(
     });
     let (mut out, shape) = match rendered {
         Some(r) => (r.text, r.shape),
-        None => (crate::text::clean(text), Shape::Text("excerpt".into())),
+        None => (crate::text::cleaned(text), Shape::Text("excerpt".into())),
     };
     if !out.ends_with('\n') {
         out.push('\n');
@@ -160,91 +196,39 @@ fn deliver_excerpt(
         out.push_str(&gap_note(gap, object));
     }
     let compressed = auditor::count(settings.encoding, &out);
-    let receipt = if compressed < tokens {
-        let receipt = Receipt { original: tokens, compressed, shape, raw_id: Some(object.id.clone()) };
-        emit(out.as_bytes(), &receipt)?;
-        receipt
+    let mut receipt = Receipt { original: tokens, compressed, shape, raw_id: Some(object.id.clone()), overhead: 0 };
+    receipt.overhead = receipt.overhead_of(settings.receipt, settings.encoding);
+    if compressed + receipt.overhead < tokens {
+        emit(out.as_bytes(), receipt.line(settings.receipt).as_deref())?;
     } else {
         // Never worse: the stored bytes themselves.
-        let receipt = Receipt { original: tokens, compressed: tokens, shape: Shape::Raw, raw_id: None };
-        let whole = Gathered::Spooled { text, excerpt, object, tokens };
-        match whole.write_raw(&mut io::stdout().lock()) {
+        receipt = Receipt { original: tokens, compressed: tokens, shape: Shape::Raw, raw_id: None, overhead: 0 };
+        match gathered.write_raw(&mut io::stdout().lock()) {
             Err(e) if e.kind() != io::ErrorKind::BrokenPipe => return Err(e),
-            _ => {}
+            _ => emit(b"", receipt.line(settings.receipt).as_deref())?,
         }
-        let _ = io::stderr().lock().write_all(format!("{receipt}\n").as_bytes());
-        receipt
-    };
-    record(Recorded {
-        hint,
-        receipt: &receipt,
-        history,
-        home,
-        started,
-        warnings,
-        store_took: Default::default(),
-        open_took,
-    });
+    }
+    // What the harness would have shown: the output's head and tail, which
+    // the excerpt holds as they are.
+    let harness = crate::budget::harness_tokens(settings.encoding, text.as_bytes(), tokens, settings.budget);
+    let call = history::Call::new(hint, &receipt, harness, started.elapsed());
+    after_output(call, history, &home, Vec::new(), Default::default());
     Ok(receipt)
 }
 
-/// The line after an excerpt's rendering: what it leaves out, and how to
-/// see it.
+/// The line after an excerpt's rendering: which lines it leaves out, and
+/// the command that shows them.
 pub fn gap_note(gap: &Gap, object: &Object) -> String {
     let lines = gap.last - gap.first + 1;
     let signals = match (gap.signals_kept, gap.signals_dropped) {
         (0, 0) => "none of them signal lines".to_string(),
         (kept, 0) => format!("its {kept} signal lines are above"),
-        (kept, dropped) => {
-            format!("{kept} of its signal lines are above, {dropped} more did not fit in memory")
-        }
+        (kept, dropped) => format!("{kept} of its signal lines are above, {dropped} more did not fit in memory"),
     };
     format!(
         "lines {}-{} ({lines} lines) were too many to hold and are left out ({signals}): tokensieve show {} --lines {}:{}\n",
         gap.first, gap.last, object.id, gap.first, gap.last
     )
-}
-
-/// The store the environment names (a cap that does not parse is reported
-/// and the default used).
-fn store_from_env(warnings: &mut Vec<String>) -> Store {
-    let max_bytes = store::max_bytes_from_env().unwrap_or_else(|e| {
-        warnings.push(format!("{e:#}; using the default cap"));
-        store::DEFAULT_MAX_BYTES
-    });
-    Store::new(store::home(), max_bytes)
-}
-
-/// After the output: the history row, the warnings, the debug timings.
-struct Recorded<'a> {
-    hint: Option<&'a Hint>,
-    receipt: &'a Receipt,
-    history: anyhow::Result<rusqlite::Connection>,
-    home: &'a std::path::Path,
-    started: Instant,
-    warnings: Vec<String>,
-    store_took: std::time::Duration,
-    open_took: std::time::Duration,
-}
-
-fn record(r: Recorded) {
-    let Recorded { hint, receipt, history, home, started, mut warnings, store_took, open_took } = r;
-    let history_started = Instant::now();
-    let call = history::Call::new(hint, receipt, started.elapsed());
-    if let Err(e) = history.and_then(|db| history::record(&db, home, &call)) {
-        warnings.push(format!("call not recorded: {}", history::describe_error(&e, home)));
-    }
-    if !warnings.is_empty() {
-        let _ = writeln!(io::stderr().lock(), "tokensieve: warning: {}", warnings.join("; "));
-    }
-    if debug() {
-        eprintln!(
-            "tokensieve: raw store {} µs, history open {} µs (beside the render), row {} µs",
-            store_took.as_micros(),
-            open_took.as_micros(),
-            history_started.elapsed().as_micros()
-        );
-    }
 }
 
 /// `TOKENSIEVE_DEBUG` set and non-empty: print decisions and their cost.
@@ -259,43 +243,76 @@ pub fn raw_note(obj: &Object) -> String {
 
 /// Decides what the agent reads and the receipt that proves it. Pure: no I/O.
 pub fn settle(raw: &[u8], rendered: Option<Rendered>, settings: &Settings) -> (Vec<u8>, Receipt) {
-    settle_counted(raw, auditor::count_bytes(settings.encoding, raw), rendered, settings)
+    settle_counted(raw, auditor::count_bytes(settings.encoding, raw), rendered, settings, None)
 }
 
-/// `settle` with the raw bytes' token count already known.
+/// `settle` with the raw bytes' token count already known. Never worse:
+/// the rendering wins only when it costs fewer tokens than the raw bytes,
+/// counting the receipt line an agent reads with it (`planned_id` is the id
+/// it will name).
 fn settle_counted(
     raw: &[u8],
     original: usize,
     rendered: Option<Rendered>,
     settings: &Settings,
+    planned_id: Option<&str>,
 ) -> (Vec<u8>, Receipt) {
     if let Some(r) = rendered {
         let compressed = auditor::count(settings.encoding, &r.text);
-        if compressed < original {
-            let receipt = Receipt { original, compressed, shape: r.shape, raw_id: None };
+        let mut receipt = Receipt {
+            original,
+            compressed,
+            shape: r.shape,
+            raw_id: planned_id.map(str::to_owned),
+            overhead: 0,
+        };
+        receipt.overhead = receipt.overhead_of(settings.receipt, settings.encoding);
+        receipt.raw_id = None;
+        // A view stands in for an output past the budget: the raw bytes
+        // would be cut by the harness, so it wins whatever their count.
+        let view = matches!(receipt.shape, Shape::View { .. });
+        if compressed + receipt.overhead < original || view {
             return (r.text.into_bytes(), receipt);
         }
     }
-    (raw.to_vec(), Receipt { original, compressed: original, shape: Shape::Raw, raw_id: None })
+    (raw.to_vec(), Receipt { original, compressed: original, shape: Shape::Raw, raw_id: None, overhead: 0 })
 }
 
 /// Writes `out` to stdout and flushes it before the receipt goes to stderr, so
 /// the two never interleave. A closed stdout (EPIPE) is the reader's choice,
 /// not an error.
-pub fn emit(out: &[u8], receipt: &Receipt) -> io::Result<()> {
+pub fn emit(out: &[u8], receipt_line: Option<&str>) -> io::Result<()> {
     let mut stdout = io::stdout().lock();
     match stdout.write_all(out).and_then(|_| stdout.flush()) {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {}
         other => other?,
     }
-    // One write: stderr is unbuffered, and `{receipt}` alone is 16 pieces.
-    let _ = io::stderr().lock().write_all(format!("{receipt}\n").as_bytes());
+    // One write: stderr is unbuffered.
+    if let Some(line) = receipt_line {
+        let _ = io::stderr().lock().write_all(format!("{line}\n").as_bytes());
+    }
     Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_agents_receipt_counts_against_the_savings() {
+        // Saves 2 tokens: worth it for a person, not for an agent who also
+        // reads a ~12-token receipt.
+        let raw = br#"{"key": "value", "n": 1}"#;
+        let rendered = Rendered { text: "key=value\nn=1".into(), shape: Shape::Pvfn };
+        let person = Settings::default();
+        let agent = Settings { receipt: ReceiptForm::Short, ..Settings::default() };
+        let (_, for_person) = settle(raw, Some(rendered.clone()), &person);
+        assert_eq!(for_person.shape, Shape::Pvfn);
+        assert_eq!(for_person.overhead, 0);
+        let (out, for_agent) = settle(raw, Some(rendered), &agent);
+        assert_eq!((out.as_slice(), for_agent.shape), (&raw[..], Shape::Raw));
+        assert!(for_person.compressed + 10 > for_person.original);
+    }
 
     #[test]
     fn never_worse_falls_back_to_raw() {

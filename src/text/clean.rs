@@ -1,42 +1,35 @@
 //! What every text path does first, and small helpers the filters share:
-//! ANSI stripped, `\r` redraws resolved to what a terminal would finally show,
-//! backspace overstrike (man pages' `N\bN` bold, `_\bN` underline) resolved
-//! the same way, trailing blanks dropped; library-path and location
+//! ANSI stripped, man-page overstrike (`N\bN`, `_\bN`) reduced to the
+//! character a terminal shows, `\r` redraws resolved to what a terminal
+//! would finally show, trailing blanks dropped; library-path and location
 //! recognisers.
-
-use std::borrow::Cow;
-
-use once_cell::sync::Lazy;
-use regex::Regex;
 
 /// ANSI-free text, one line per terminal line, trailing spaces removed.
 pub fn clean(text: &str) -> String {
     let text = crate::json::scrubber::scrub(text);
-    let lines: Vec<Cow<str>> = text.split('\n').map(|l| overstrike(resolve_cr(l).trim_end())).collect();
+    let text = overstrike(&text);
+    let lines: Vec<&str> = text.split('\n').map(|l| resolve_cr(l).trim_end()).collect();
     lines.join("\n")
 }
 
-/// What a terminal shows for a line with backspaces: each one moves the
-/// cursor back and the next character overwrites. `N\bN` (bold) and `_\bN`
-/// (underline), as `man` and `nroff` print them, leave `N`.
-fn overstrike(line: &str) -> Cow<'_, str> {
-    if !line.contains('\x08') {
-        return Cow::Borrowed(line);
+/// Backspace overstrike as `man`/`nroff` print it: `N\bN` is a bold N,
+/// `_\bN` an underlined one; what stays is the character printed last.
+fn overstrike(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('\u{8}') {
+        return text.into();
     }
-    let mut shown: Vec<char> = Vec::with_capacity(line.len());
-    let mut cursor = 0usize;
-    for c in line.chars() {
-        if c == '\x08' {
-            cursor = cursor.saturating_sub(1);
-        } else if cursor < shown.len() {
-            shown[cursor] = c;
-            cursor += 1;
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c == '\u{8}' {
+            // a backspace at a line start has nothing to strike over
+            if !out.ends_with('\n') {
+                out.pop();
+            }
         } else {
-            shown.push(c);
-            cursor += 1;
+            out.push(c);
         }
     }
-    Cow::Owned(shown.into_iter().collect::<String>().trim_end().to_owned())
+    out.into()
 }
 
 /// A line redrawn with `\r` (progress bars) shows its last non-empty segment;
@@ -80,25 +73,6 @@ pub fn is_library_path(path: &str) -> bool {
     MARKERS.iter().any(|m| path.contains(m)) || path.starts_with("<") || path == "???"
 }
 
-static LIST_TAIL: Lazy<Regex> =
-    Lazy::new(|| Regex::new(r"\(([^()]*?): ([^()]{200,})\)").expect("valid list regex"));
-
-/// Shortens a very long comma list inside parentheses (pip's "from versions:
-/// 0.1, 0.2, ...") to its first and last items with a count.
-pub fn shorten_long_lists(line: &str) -> String {
-    LIST_TAIL
-        .replace_all(line, |c: &regex::Captures| {
-            let items: Vec<&str> = c[2].split(", ").collect();
-            if items.len() <= 10 {
-                return c[0].to_string();
-            }
-            let head = items[..3].join(", ");
-            let tail = items[items.len() - 4..].join(", ");
-            format!("({}: {}, … {} more …, {})", &c[1], head, items.len() - 7, tail)
-        })
-        .into_owned()
-}
-
 /// Drops runs of blank lines beyond one and blank lines at both ends.
 pub fn tidy(lines: &[String]) -> String {
     let mut out = String::new();
@@ -132,11 +106,12 @@ mod tests {
     }
 
     #[test]
-    fn overstrike_shows_what_a_terminal_shows() {
-        // man's bold heading and underlined word, as `man ls | cat` prints them
-        let raw = "N\x08NA\x08AM\x08ME\x08E\n       _\x08l_\x08s - list\nab\x08\x08\n";
-        assert_eq!(clean(raw), "NAME\n       ls - list\nab\n");
-        assert_eq!(clean("\x08x"), "x");
+    fn overstrike_keeps_the_printed_character() {
+        assert_eq!(
+            clean("N\u{8}NA\u{8}AM\u{8}ME\u{8}E\n     _\u{8}f_\u{8}i_\u{8}l_\u{8}e"),
+            "NAME\n     file"
+        );
+        assert_eq!(clean("\u{8}x\na\u{8}\u{8}b"), "x\nb");
     }
 
     #[test]
@@ -151,16 +126,6 @@ mod tests {
         assert!(is_library_path("../venv/lib/python3.11/site-packages/_pytest/python.py"));
         assert!(!is_library_path("tests/regressions.rs"));
         assert!(!is_library_path("/home/dev/work/pub/gosvc/bucket.go"));
-    }
-
-    #[test]
-    fn long_lists_shortened() {
-        let versions: Vec<String> = (0..60).map(|i| format!("0.{i}")).collect();
-        let line = format!("ERROR: no match (from versions: {})", versions.join(", "));
-        let short = shorten_long_lists(&line);
-        assert!(short.starts_with("ERROR: no match (from versions: 0.0, 0.1, 0.2, … 53 more …, 0.56"));
-        assert!(short.len() < 100);
-        assert_eq!(shorten_long_lists("(a: b, c)"), "(a: b, c)");
     }
 
     #[test]
