@@ -196,13 +196,15 @@ fn deliver_excerpt(
         out.push_str(&gap_note(gap, object));
     }
     let compressed = auditor::count(settings.encoding, &out);
-    let mut receipt = Receipt { original: tokens, compressed, shape, raw_id: Some(object.id.clone()), overhead: 0 };
+    let mut receipt =
+        Receipt { original: tokens, compressed, shape, raw_id: Some(object.id.clone()), overhead: 0 };
     receipt.overhead = receipt.overhead_of(settings.receipt, settings.encoding);
     if compressed + receipt.overhead < tokens {
         emit(out.as_bytes(), receipt.line(settings.receipt).as_deref())?;
     } else {
         // Never worse: the stored bytes themselves.
-        receipt = Receipt { original: tokens, compressed: tokens, shape: Shape::Raw, raw_id: None, overhead: 0 };
+        receipt =
+            Receipt { original: tokens, compressed: tokens, shape: Shape::Raw, raw_id: None, overhead: 0 };
         match gathered.write_raw(&mut io::stdout().lock()) {
             Err(e) if e.kind() != io::ErrorKind::BrokenPipe => return Err(e),
             _ => emit(b"", receipt.line(settings.receipt).as_deref())?,
@@ -212,7 +214,7 @@ fn deliver_excerpt(
     // the excerpt holds as they are.
     let harness = crate::budget::harness_tokens(settings.encoding, text.as_bytes(), tokens, settings.budget);
     let call = history::Call::new(hint, &receipt, harness, started.elapsed());
-    after_output(call, history, &home, Vec::new(), Default::default());
+    after_output(call, history, &home, Vec::new(), (Default::default(), open_took));
     Ok(receipt)
 }
 
@@ -223,7 +225,9 @@ pub fn gap_note(gap: &Gap, object: &Object) -> String {
     let signals = match (gap.signals_kept, gap.signals_dropped) {
         (0, 0) => "none of them signal lines".to_string(),
         (kept, 0) => format!("its {kept} signal lines are above"),
-        (kept, dropped) => format!("{kept} of its signal lines are above, {dropped} more did not fit in memory"),
+        (kept, dropped) => {
+            format!("{kept} of its signal lines are above, {dropped} more did not fit in memory")
+        }
     };
     format!(
         "lines {}-{} ({lines} lines) were too many to hold and are left out ({signals}): tokensieve show {} --lines {}:{}\n",

@@ -53,14 +53,6 @@ impl Default for Settings {
     }
 }
 
-impl Settings {
-    /// The 1-based number, in the whole output, of the text's line `index`
-    /// (0-based): `index + 1` unless the text is an excerpt.
-    pub fn line_number(&self, index: usize) -> usize {
-        self.excerpt.as_ref().and_then(|e| e.line_numbers.get(index).copied()).unwrap_or(index + 1)
-    }
-}
-
 /// Where an excerpt's lines sit in the whole output, its size, and what was
 /// left out.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -71,6 +63,14 @@ pub struct Excerpt {
     pub lines: usize,
     pub chars: u64,
     pub gap: Option<Gap>,
+}
+
+impl Excerpt {
+    /// The 1-based number, in the whole output, of the excerpt's line
+    /// `index` (0-based).
+    pub fn line_number(&self, index: usize) -> usize {
+        self.line_numbers.get(index).copied().unwrap_or(index + 1)
+    }
 }
 
 /// The stretch of lines between an excerpt's head and tail.

@@ -63,7 +63,10 @@ pub fn render(text: &str, hint: Option<&Hint>, settings: &Settings) -> Option<Re
     if text.len() < TINY {
         // too short to summarise, but an agent reads it cleaned
         let unchanged = cleaned.trim_end_matches('\n') == text.trim_end_matches('\n');
-        let out = || Rendered { text: finish(cleaned.clone(), hint.exit_code, None), shape: Shape::Text("clean".into()) };
+        let out = || Rendered {
+            text: finish(cleaned.clone(), hint.exit_code, None),
+            shape: Shape::Text("clean".into()),
+        };
         return (!unchanged).then(out);
     }
     let lines: Vec<&str> = cleaned.split('\n').collect();
@@ -72,7 +75,9 @@ pub fn render(text: &str, hint: Option<&Hint>, settings: &Settings) -> Option<Re
         raw: guard::raw_lines(text),
         cleaned: lines,
         ledger: &ledger,
-        id: settings.raw_id.as_deref(),
+        // an excerpt's counts would not be what `show ID --grep` prints
+        id: settings.raw_id.as_deref().filter(|_| settings.excerpt.is_none()),
+        excerpt: settings.excerpt.as_ref(),
     };
     let large = text.len() > settings.text_threshold;
     let note = if large { settings.raw_note.as_deref() } else { None };
@@ -285,8 +290,13 @@ mod tests {
     fn with_source<T>(raw: &str, f: impl FnOnce(&guard::Source) -> T) -> T {
         let lines: Vec<&str> = raw.split('\n').collect();
         let ledger = ledger::scan(lines.iter().copied());
-        let src =
-            guard::Source { raw: guard::raw_lines(raw), cleaned: lines, ledger: &ledger, id: Some("abc123") };
+        let src = guard::Source {
+            raw: guard::raw_lines(raw),
+            cleaned: lines,
+            ledger: &ledger,
+            id: Some("abc123"),
+            excerpt: None,
+        };
         f(&src)
     }
 
