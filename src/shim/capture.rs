@@ -245,6 +245,10 @@ fn spool(
     enc: Encoding,
     chunk: &mut [u8],
 ) -> io::Result<Captured> {
+    if store.max_bytes() == 0 {
+        // The store is off: the user's choice, not worth a warning.
+        return Ok(degrade(src, &buf, chunk));
+    }
     let mut spool = match Spool::start(store, &buf) {
         Ok(s) => s,
         Err(e) => {
@@ -307,9 +311,6 @@ struct Unkept {
 
 impl<'s> Spool<'s> {
     fn start(store: &'s Store, first: &[u8]) -> anyhow::Result<Spool<'s>> {
-        if store.max_bytes() == 0 {
-            anyhow::bail!("the raw store is off");
-        }
         let writer = store.writer()?;
         let reader = writer.reader()?;
         let mut spool = Spool { writer, reader, cap: store.max_bytes() };
@@ -358,7 +359,9 @@ impl Unkept {
 }
 
 fn warn(why: &str) {
-    let line = format!("tokensieve: warning: raw output not stored ({why}); passing it through untouched\n");
+    let line = format!(
+        "tokensieve: warning: raw output not stored ({why}); delivered whole so that nothing is lost\n"
+    );
     let _ = io::stderr().lock().write_all(line.as_bytes());
 }
 
