@@ -215,14 +215,11 @@ fn the_installed_hooks_put_the_shims_first_for_commands_that_name_one() {
     let ran = Command::new("bash").arg("-c").arg(new).env_clear().env("PATH", bare).output().unwrap();
     let expect = format!("{}\n{}:{bare}", bin.join("aws").display(), bin.display());
     assert_eq!(String::from_utf8_lossy(&ran.stdout), expect);
-    // Nothing to do: a command naming no shim, another tool, or a Gemini
-    // whose PATH already starts with the shims.
+    // Nothing to do: a command naming no shim, or another tool.
     let ls = json!({"tool_name": "run_shell_command", "tool_input": {"command": "ls -la"}});
     assert_eq!(run_hook(&h, &gemini_hook, &ls, bare), json!({}));
     let read = json!({"tool_name": "read_file", "tool_input": {"path": "aws"}});
     assert_eq!(run_hook(&h, &gemini_hook, &read, bare), json!({}));
-    let with_shims = format!("{}:{bare}", bin.display());
-    assert_eq!(run_hook(&h, &gemini_hook, &call, &with_shims), json!({}));
     // Input that is not JSON: the command stays as it was, the agent goes on.
     let mut child = Command::new("bash")
         .arg("-c")

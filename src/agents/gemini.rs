@@ -9,9 +9,11 @@
 //! default `~/.gemini`): `tokensieve hook gemini` puts the PATH line in
 //! front of commands that name a shim (`rewrite`). Gemini CLI then adds one
 //! line to that tool result saying a hook changed the command (about 20
-//! tokens), which is why only those commands are rewritten, and none when
-//! Gemini's own PATH already starts with the shims. The note for the model
-//! goes inline into the global memory file `GEMINI.md`.
+//! tokens), which is why only those commands are rewritten. (The hook's
+//! own PATH says nothing of the shell's: Node hands hooks a socket for
+//! stdin, and bash then reads `~/.bashrc`, which the shell tool's bash,
+//! stdin `/dev/null`, does not.) The note for the model goes inline into
+//! the global memory file `GEMINI.md`.
 
 use std::path::{Path, PathBuf};
 
@@ -111,17 +113,13 @@ pub fn installed_hook(text: &str) -> Option<String> {
 }
 
 /// The hook's answer to one `BeforeTool` event: the shell command with the
-/// PATH line in front, or `{}` (run it as it is). `path` is the PATH Gemini
-/// runs with: the hook's own, since Gemini gives its hooks the environment
-/// it gives its shell.
-pub fn answer(input: &Value, ctx: &Context, path: Option<&str>, shims: &[String]) -> Value {
-    let already_first =
-        path.and_then(|p| std::env::split_paths(p).next()).is_some_and(|first| first == ctx.bin);
+/// PATH line in front, or `{}` (run it as it is).
+pub fn answer(input: &Value, ctx: &Context, shims: &[String]) -> Value {
     let command = input.get("tool_input").and_then(|t| t.get("command")).and_then(Value::as_str);
     let is_shell = input.get("tool_name").and_then(Value::as_str) == Some(SHELL_TOOL);
     let prefix = rewrite::prefix(&ctx.bin, ctx.explicit_home.as_deref());
     match command {
-        Some(cmd) if is_shell && !already_first => match rewrite::with_shims(cmd, &prefix, shims) {
+        Some(cmd) if is_shell => match rewrite::with_shims(cmd, &prefix, shims) {
             Some(new) => json!({
                 "hookSpecificOutput": { "hookEventName": EVENT, "tool_input": { "command": new } }
             }),
@@ -183,16 +181,14 @@ mod tests {
         let c = ctx("/h/.tokensieve/bin");
         let shims = vec!["aws".to_owned(), "tokensieve".to_owned()];
         let call = |tool: &str, cmd: &str| json!({"tool_name": tool, "tool_input": {"command": cmd, "description": "d"}});
-        let out = answer(&call("run_shell_command", "aws s3 ls"), &c, Some("/usr/bin:/bin"), &shims);
+        let out = answer(&call("run_shell_command", "aws s3 ls"), &c, &shims);
         assert_eq!(
             out["hookSpecificOutput"]["tool_input"]["command"],
             "export PATH='/h/.tokensieve/bin':\"$PATH\"\naws s3 ls"
         );
         assert_eq!(out["hookSpecificOutput"]["hookEventName"], "BeforeTool");
-        assert_eq!(answer(&call("run_shell_command", "ls"), &c, Some("/usr/bin"), &shims), json!({}));
-        assert_eq!(answer(&call("read_file", "aws"), &c, Some("/usr/bin"), &shims), json!({}));
-        let first = Some("/h/.tokensieve/bin:/usr/bin");
-        assert_eq!(answer(&call("run_shell_command", "aws s3 ls"), &c, first, &shims), json!({}));
-        assert_eq!(answer(&json!({"nonsense": 1}), &c, None, &shims), json!({}));
+        assert_eq!(answer(&call("run_shell_command", "ls"), &c, &shims), json!({}));
+        assert_eq!(answer(&call("read_file", "aws"), &c, &shims), json!({}));
+        assert_eq!(answer(&json!({"nonsense": 1}), &c, &shims), json!({}));
     }
 }

@@ -38,7 +38,7 @@ fn answer(agent: &str) -> Result<Value> {
     let ctx = context()?;
     let shims = crate::agents::shim_names(&ctx.bin);
     match agent {
-        "gemini" => Ok(gemini::answer(&input, &ctx, std::env::var("PATH").ok().as_deref(), &shims)),
+        "gemini" => Ok(gemini::answer(&input, &ctx, &shims)),
         "cursor" => Ok(cursor::answer(&input, &ctx, &shims)),
         other => anyhow::bail!("unknown agent '{other}' (gemini, cursor)"),
     }
