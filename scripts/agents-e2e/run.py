@@ -18,6 +18,8 @@ Cases, each judged on what the model received:
   error       aws ... --vpc-ids vpc-missing    -> the CLI's own error
   show        tokensieve show ID               -> the raw bytes again (the
                                                   note tells models to do so)
+  note        the note `init` writes for the model is in what the agent
+              sent the model (its instructions or memory file was read)
 and, once per agent, the same describe-vpcs with a HOME without tokensieve
 (the baseline the token ratio is measured against) and with a HOME where
 install.sh ran but `tokensieve init AGENT` did not (the control: it shows
@@ -205,6 +207,14 @@ def ask(agent, exe, run_id, command, home, port, model_out, work, timeout):
     return result.read_text() if result.exists() else ""
 
 
+def note_reached_model(model_out, run_id):
+    """Whether a request of this run carried the note `init` writes."""
+    for line in open(model_out / "requests.jsonl"):
+        if f"RUN={run_id}" in line and "tokensieve show ID" in line:
+            return True
+    return False
+
+
 def count_tokens(text, work):
     tool = os.environ.get("TOKENSIEVE_TOKCOUNT", str(ROOT.parent / "shared/tools/tokcount/target/release/tokcount"))
     if not Path(tool).exists():
@@ -269,6 +279,10 @@ def main():
                      lambda t: None if '"Vpcs": [' in t else "the raw JSON did not come back")
             else:
                 failures.append(f"{agent} show: no raw id in the receipt")
+            note = note_reached_model(model_out, f"{agent}-compressed")
+            row["cases"]["note"] = {"ok": note, "problem": None if note else "the note is not in the model's input"}
+            if not note:
+                failures.append(f"{agent} note: the note is not in the model's input")
             if '"Vpcs": [' not in baseline:
                 failures.append(f"{agent} baseline: no raw JSON without tokensieve")
             base_tok, ts_tok = count_tokens(baseline, work), count_tokens(shown, work)
@@ -281,13 +295,14 @@ def main():
     finally:
         stop_all()
     (work / "results.json").write_text(json.dumps(rows, indent=2) + "\n")
-    print("| agent | version | compressed | pipe | error | show | model got (tokens) | ratio | install.sh alone |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| agent | version | compressed | pipe | error | show | note | model got (tokens) | ratio "
+          "| install.sh alone |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         c = r["cases"]
         mark = lambda n: ("pass" if c[n]["ok"] else "FAIL") if n in c else "-"
         print(f"| {r['agent']} | {r['version']} | {mark('compressed')} | {mark('pipe')} | {mark('error')} | "
-              f"{mark('show')} | {r.get('compressed_tokens')} of {r.get('baseline_tokens')} | {r.get('ratio')} | "
+              f"{mark('show')} | {mark('note')} | {r.get('compressed_tokens')} of {r.get('baseline_tokens')} | {r.get('ratio')} | "
               f"{'compressed' if r['install_sh_alone_compresses'] else 'raw'} |")
     for f in failures:
         print(f"FAIL {f}", file=sys.stderr)
