@@ -27,12 +27,28 @@ decision() { # label, script: median and max µs of the decision
         CLAUDECODE=1 TOKENSIEVE_DEBUG=1 python3 -c "$agent" "$script" 2>&1 | sed -n 's/.*decided in \([0-9]*\) µs.*/\1/p'
     done | sort -n | awk -v l="$label" '{a[NR]=$1} END {printf "  %-34s median %4d µs  max %4d µs\n", l, a[int((NR+1)/2)], a[NR]}'
 }
+# An agent that hands the command a file (Claude Code's Bash tool): stdout
+# and stderr on one file opened for appending, read afterwards.
+file_agent='import os, subprocess, sys
+fd = os.open(sys.argv[2], os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND)
+subprocess.run(["bash", "-c", sys.argv[1]], stdout=fd, stderr=fd, stdin=subprocess.DEVNULL)
+sys.stdout.write(open(sys.argv[2]).read())'
+decision_file() { # label, script
+    local label="$1" script="$2" i
+    for ((i = 0; i < 50; i++)); do
+        CLAUDECODE=1 TOKENSIEVE_DEBUG=1 python3 -c "$file_agent" "$script" "$tmp/task.output" 2>&1 |
+            sed -n 's/.*decided in \([0-9]*\) µs.*/\1/p'
+    done | sort -n | awk -v l="$label" '{a[NR]=$1} END {printf "  %-34s median %4d µs  max %4d µs\n", l, a[int((NR+1)/2)], a[NR]}'
+}
 echo "decision cost (inside the shim, includes PATH resolution):"
 decision "no agent marker" "CLAUDECODE= tool"
 decision "redirected to a file" "tool > $tmp/out"
 decision "piped into a program (| cat)" "tool | cat"
 decision "captured by \$(...)" 'x=$(tool)'
 decision "agent reads (compress)" "tool; true"
+decision_file "agent's capture file (compress)" "tool; true"
+decision_file "capture file, { tool; } > f (exec)" "{ TOKENSIEVE_DEBUG=1 tool; } > $tmp/out 2>&1; cat $tmp/out"
+decision_file "capture file, tool > f (exec)" "TOKENSIEVE_DEBUG=1 tool 2>&1 > $tmp/out"
 
 per_call() { # command...: µs per call, best of 5 rounds of $runs/5 (a busy machine only adds noise)
     local best=0 start end i r n=$((runs / 5)) us

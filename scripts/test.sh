@@ -17,4 +17,23 @@ if [ ! -x "$aws_venv/bin/aws" ] || [ ! -x "$aws_venv/bin/moto_server" ]; then
     "$aws_venv/bin/pip" install -q --disable-pip-version-check awscli 'moto[server]'
 fi
 export TOKENSIEVE_TEST_AWS_VENV="$aws_venv/bin"
+# The real agent CLIs for tests/agents_e2e.rs, from the npm registry (their
+# native binaries come in npm's optional dependencies), installed once.
+agents="${TOKENSIEVE_AGENTS_DIR:-$HOME/.cache/tokensieve/agents}"
+claude_version=2.1.197
+codex_version=0.169.0
+if ! "$agents/node_modules/.bin/claude" --version 2>/dev/null | grep -qF "$claude_version" ||
+    ! "$agents/node_modules/.bin/codex" --version 2>/dev/null | grep -qF "$codex_version"; then
+    echo "test.sh: installing Claude Code $claude_version and Codex $codex_version into $agents" >&2
+    mkdir -p "$agents"
+    npm install --prefix "$agents" --no-audit --no-fund --loglevel=error \
+        "@anthropic-ai/claude-code@$claude_version" "@openai/codex@$codex_version" >&2
+fi
+export TOKENSIEVE_TEST_AGENTS="$agents/node_modules/.bin"
+# kubectl for the agents' non-AWS case (Debian's package when it is missing).
+if ! command -v kubectl >/dev/null && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+    echo "test.sh: installing kubectl (kubernetes-client)" >&2
+    apt-get install -y -q kubernetes-client >/dev/null 2>&1 ||
+        { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q kubernetes-client >/dev/null; }
+fi
 cargo test --all-targets "$@"

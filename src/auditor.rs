@@ -96,6 +96,14 @@ pub enum Shape {
     Flow,
     /// A text summary, named by the filter that made it (`cargo-test`, `generic`...).
     Text(String),
+    /// A budgeted view (`crate::view`): `shown` of `total` rows or lines,
+    /// the body written in shape `of`.
+    View {
+        of: Box<Shape>,
+        shown: usize,
+        total: usize,
+        unit: &'static str,
+    },
 }
 
 impl fmt::Display for Shape {
@@ -108,6 +116,7 @@ impl fmt::Display for Shape {
             Shape::Outline => f.write_str("Outline"),
             Shape::Flow => f.write_str("Flow"),
             Shape::Text(name) => write!(f, "text:{name}"),
+            Shape::View { of, shown, total, unit } => write!(f, "{of} view {shown}/{total} {unit}"),
         }
     }
 }
@@ -119,6 +128,54 @@ pub struct Receipt {
     pub compressed: usize,
     pub shape: Shape,
     pub raw_id: Option<String>,
+    /// Tokens of the receipt line itself when an agent reads it (the short
+    /// form): part of what the call costs the agent, 0 for a person.
+    pub overhead: usize,
+}
+
+/// Who reads the receipt: a person at a terminal gets the long line, an
+/// agent (which pays for stderr as much as stdout) the short one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ReceiptForm {
+    #[default]
+    Long,
+    Short,
+}
+
+/// Hex digits of the raw id in the short form (`show` takes any unique prefix).
+const SHORT_ID: usize = 8;
+
+impl Receipt {
+    /// The stderr line for `form`. `None` for the short form of an output
+    /// delivered untouched: the agent read the tool's own bytes, there is
+    /// nothing to tell it.
+    pub fn line(&self, form: ReceiptForm) -> Option<String> {
+        match form {
+            ReceiptForm::Long => Some(self.to_string()),
+            ReceiptForm::Short if self.shape == Shape::Raw => None,
+            ReceiptForm::Short => {
+                let mut line = format!("[tokensieve {}→{} tok", self.original, self.compressed);
+                // A view says so: the agent must know rows were left out.
+                if let Shape::View { shown, total, unit, .. } = &self.shape {
+                    line.push_str(&format!(" · view {shown}/{total} {unit}"));
+                }
+                if let Some(id) = &self.raw_id {
+                    line.push_str(" · raw ");
+                    line.push_str(&id[..id.len().min(SHORT_ID)]);
+                }
+                line.push(']');
+                Some(line)
+            }
+        }
+    }
+
+    /// Tokens the agent pays for the line of `form` (0 for a person).
+    pub fn overhead_of(&self, form: ReceiptForm, enc: Encoding) -> usize {
+        match (form, self.line(form)) {
+            (ReceiptForm::Short, Some(line)) => count(enc, &format!("{line}\n")),
+            _ => 0,
+        }
+    }
 }
 
 impl fmt::Display for Receipt {
@@ -143,11 +200,40 @@ mod tests {
 
     #[test]
     fn receipt_format_matches_spec() {
-        let r = Receipt { original: 4821, compressed: 612, shape: Shape::Pvfn, raw_id: None };
+        let r = Receipt { original: 4821, compressed: 612, shape: Shape::Pvfn, raw_id: None, overhead: 0 };
         assert_eq!(
             r.to_string(),
             "[TokenSieve] Original: 4821 tok | Compressed: 612 tok | Saved: 4209 (87.3%) | Shape: PVFN"
         );
+        assert_eq!(r.line(ReceiptForm::Long), Some(r.to_string()));
+    }
+
+    #[test]
+    fn the_short_receipt_is_at_most_twenty_tokens() {
+        let id = Some("9439d8b8a1b2".to_owned());
+        // Up to six-digit counts (outputs under a million tokens).
+        let r = Receipt {
+            original: 987_654,
+            compressed: 123_456,
+            shape: Shape::Outline,
+            raw_id: id,
+            overhead: 0,
+        };
+        let line = r.line(ReceiptForm::Short).unwrap();
+        assert_eq!(line, "[tokensieve 987654→123456 tok · raw 9439d8b8]");
+        for enc in [Encoding::Cl100k, Encoding::O200k] {
+            assert!(r.overhead_of(ReceiptForm::Short, enc) <= 20, "{enc:?}: {line}");
+        }
+        assert_eq!(r.overhead_of(ReceiptForm::Long, Encoding::Cl100k), 0);
+        let view = Shape::View { of: Box::new(Shape::Outline), shown: 120, total: 1183, unit: "rows" };
+        let viewed = Receipt { shape: view, ..r.clone() };
+        assert_eq!(
+            viewed.line(ReceiptForm::Short).unwrap(),
+            "[tokensieve 987654→123456 tok · view 120/1183 rows · raw 9439d8b8]"
+        );
+        let untouched = Receipt { shape: Shape::Raw, raw_id: None, ..r };
+        assert_eq!(untouched.line(ReceiptForm::Short), None);
+        assert!(untouched.line(ReceiptForm::Long).unwrap().ends_with("Shape: raw"));
     }
 
     #[test]

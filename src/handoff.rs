@@ -5,6 +5,8 @@
 use std::io::{self, Write};
 use std::time::Instant;
 
+#[cfg(test)]
+use crate::auditor::ReceiptForm;
 use crate::auditor::{self, Receipt, Shape};
 use crate::history;
 use crate::pipeline::{self, Hint, Rendered, Settings};
@@ -39,6 +41,7 @@ pub fn deliver(
         Some(obj) => {
             local = settings.clone();
             local.raw_note = Some(raw_note(obj));
+            local.raw_id = Some(obj.id.clone());
             &local
         }
         None => settings,
@@ -59,7 +62,8 @@ pub fn deliver(
         let (original, history, open_took) = side.join().unwrap_or_else(|_| side_work());
         (original, rendered, (history, open_took))
     });
-    let (out, mut receipt) = settle_counted(raw, original, rendered, settings);
+    let planned_id = planned.as_ref().map(|obj| obj.id.as_str());
+    let (out, mut receipt) = settle_counted(raw, original, rendered, settings, planned_id);
     let store_started = Instant::now();
     // Raw shape: the agent saw every byte, nothing to keep.
     if receipt.shape != Shape::Raw
@@ -71,10 +75,13 @@ pub fn deliver(
         }
     }
     let store_took = plan_took + store_started.elapsed();
-    emit(&out, &receipt)?;
+    // The line as it will be written (a failed store leaves its id out).
+    receipt.overhead = receipt.overhead_of(settings.receipt, settings.encoding);
+    emit(&out, receipt.line(settings.receipt).as_deref())?;
 
     let history_started = Instant::now();
-    let call = history::Call::new(hint, &receipt, started.elapsed());
+    let harness = crate::budget::harness_tokens(settings.encoding, raw, receipt.original, settings.budget);
+    let call = history::Call::new(hint, &receipt, harness, started.elapsed());
     if let Err(e) = history.and_then(|db| history::record(&db, home, &call)) {
         warnings.push(format!("call not recorded: {}", history::describe_error(&e, home)));
     }
@@ -104,43 +111,76 @@ pub fn raw_note(obj: &Object) -> String {
 
 /// Decides what the agent reads and the receipt that proves it. Pure: no I/O.
 pub fn settle(raw: &[u8], rendered: Option<Rendered>, settings: &Settings) -> (Vec<u8>, Receipt) {
-    settle_counted(raw, auditor::count_bytes(settings.encoding, raw), rendered, settings)
+    settle_counted(raw, auditor::count_bytes(settings.encoding, raw), rendered, settings, None)
 }
 
-/// `settle` with the raw bytes' token count already known.
+/// `settle` with the raw bytes' token count already known. Never worse:
+/// the rendering wins only when it costs fewer tokens than the raw bytes,
+/// counting the receipt line an agent reads with it (`planned_id` is the id
+/// it will name).
 fn settle_counted(
     raw: &[u8],
     original: usize,
     rendered: Option<Rendered>,
     settings: &Settings,
+    planned_id: Option<&str>,
 ) -> (Vec<u8>, Receipt) {
     if let Some(r) = rendered {
         let compressed = auditor::count(settings.encoding, &r.text);
-        if compressed < original {
-            let receipt = Receipt { original, compressed, shape: r.shape, raw_id: None };
+        let mut receipt = Receipt {
+            original,
+            compressed,
+            shape: r.shape,
+            raw_id: planned_id.map(str::to_owned),
+            overhead: 0,
+        };
+        receipt.overhead = receipt.overhead_of(settings.receipt, settings.encoding);
+        receipt.raw_id = None;
+        // A view stands in for an output past the budget: the raw bytes
+        // would be cut by the harness, so it wins whatever their count.
+        let view = matches!(receipt.shape, Shape::View { .. });
+        if compressed + receipt.overhead < original || view {
             return (r.text.into_bytes(), receipt);
         }
     }
-    (raw.to_vec(), Receipt { original, compressed: original, shape: Shape::Raw, raw_id: None })
+    (raw.to_vec(), Receipt { original, compressed: original, shape: Shape::Raw, raw_id: None, overhead: 0 })
 }
 
 /// Writes `out` to stdout and flushes it before the receipt goes to stderr, so
 /// the two never interleave. A closed stdout (EPIPE) is the reader's choice,
 /// not an error.
-pub fn emit(out: &[u8], receipt: &Receipt) -> io::Result<()> {
+pub fn emit(out: &[u8], receipt_line: Option<&str>) -> io::Result<()> {
     let mut stdout = io::stdout().lock();
     match stdout.write_all(out).and_then(|_| stdout.flush()) {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {}
         other => other?,
     }
-    // One write: stderr is unbuffered, and `{receipt}` alone is 16 pieces.
-    let _ = io::stderr().lock().write_all(format!("{receipt}\n").as_bytes());
+    // One write: stderr is unbuffered.
+    if let Some(line) = receipt_line {
+        let _ = io::stderr().lock().write_all(format!("{line}\n").as_bytes());
+    }
     Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_agents_receipt_counts_against_the_savings() {
+        // Saves 2 tokens: worth it for a person, not for an agent who also
+        // reads a ~12-token receipt.
+        let raw = br#"{"key": "value", "n": 1}"#;
+        let rendered = Rendered { text: "key=value\nn=1".into(), shape: Shape::Pvfn };
+        let person = Settings::default();
+        let agent = Settings { receipt: ReceiptForm::Short, ..Settings::default() };
+        let (_, for_person) = settle(raw, Some(rendered.clone()), &person);
+        assert_eq!(for_person.shape, Shape::Pvfn);
+        assert_eq!(for_person.overhead, 0);
+        let (out, for_agent) = settle(raw, Some(rendered), &agent);
+        assert_eq!((out.as_slice(), for_agent.shape), (&raw[..], Shape::Raw));
+        assert!(for_person.compressed + 10 > for_person.original);
+    }
 
     #[test]
     fn never_worse_falls_back_to_raw() {

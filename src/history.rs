@@ -17,7 +17,8 @@ use crate::homefs::Dir;
 use crate::pipeline::Hint;
 
 /// Each entry moves the schema from version `i` to `i + 1`.
-const MIGRATIONS: &[&str] = &["CREATE TABLE calls (
+const MIGRATIONS: &[&str] = &[
+    "CREATE TABLE calls (
         id INTEGER PRIMARY KEY,
         ts_ms INTEGER NOT NULL,
         tool TEXT NOT NULL,
@@ -29,7 +30,12 @@ const MIGRATIONS: &[&str] = &["CREATE TABLE calls (
         duration_ms INTEGER NOT NULL,
         object_id TEXT
     );
-    CREATE INDEX calls_ts ON calls(ts_ms);"];
+    CREATE INDEX calls_ts ON calls(ts_ms);",
+    // What the agent's harness would have shown without us: the raw
+    // output, cut to the budget's characters. NULL for rows recorded before
+    // (read as the original count: no budget was known).
+    "ALTER TABLE calls ADD COLUMN harness_tokens INTEGER;",
+];
 
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 /// Most subcommand words kept (`gcloud compute instances list` has three).
@@ -49,6 +55,9 @@ pub struct Call {
     pub subcommand: String,
     pub original_tokens: u64,
     pub compressed_tokens: u64,
+    /// Tokens of what the harness would have shown without us (the raw
+    /// output cut to the budget; the original count without a budget).
+    pub harness_tokens: u64,
     pub shape: String,
     pub exit_code: i32,
     pub duration_ms: u64,
@@ -58,7 +67,7 @@ pub struct Call {
 impl Call {
     /// The row for a delivered call. Without a hint (bare filter mode) the
     /// tool is `-`.
-    pub fn new(hint: Option<&Hint>, receipt: &Receipt, duration: Duration) -> Call {
+    pub fn new(hint: Option<&Hint>, receipt: &Receipt, harness_tokens: usize, duration: Duration) -> Call {
         let (tool, subcommand) = match hint {
             Some(h) => command_words(&h.command),
             None => ("-".to_owned(), String::new()),
@@ -68,7 +77,9 @@ impl Call {
             tool,
             subcommand,
             original_tokens: receipt.original as u64,
-            compressed_tokens: receipt.compressed as u64,
+            // What the agent paid: the output and the receipt line it read.
+            compressed_tokens: (receipt.compressed + receipt.overhead) as u64,
+            harness_tokens: harness_tokens as u64,
             shape: receipt.shape.to_string(),
             exit_code: hint.map(|h| h.exit_code).unwrap_or(0),
             duration_ms: duration.as_millis() as u64,
@@ -232,7 +243,7 @@ pub fn record(conn: &Connection, home: &Path, call: &Call) -> Result<()> {
 pub fn insert(conn: &Connection, c: &Call) -> Result<()> {
     conn.execute(
         "INSERT INTO calls (ts_ms, tool, subcommand, original_tokens, compressed_tokens, shape, \
-         exit_code, duration_ms, object_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+         exit_code, duration_ms, object_id, harness_tokens) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
         params![
             c.ts_ms,
             c.tool,
@@ -242,7 +253,8 @@ pub fn insert(conn: &Connection, c: &Call) -> Result<()> {
             c.shape,
             c.exit_code,
             c.duration_ms as i64,
-            c.object_id
+            c.object_id,
+            c.harness_tokens as i64
         ],
     )?;
     Ok(())
@@ -256,6 +268,9 @@ pub struct CommandStats {
     pub calls: u64,
     pub original_tokens: u64,
     pub compressed_tokens: u64,
+    /// What the harness would have shown without us (rows from before it
+    /// was recorded count their original tokens).
+    pub harness_tokens: u64,
 }
 
 impl CommandStats {
@@ -270,12 +285,19 @@ impl CommandStats {
     pub fn saved_tokens(&self) -> u64 {
         self.original_tokens.saturating_sub(self.compressed_tokens)
     }
+
+    /// Saved against what the harness would have shown (negative when a
+    /// view cost more than the harness's cut of the raw output).
+    pub fn saved_vs_harness(&self) -> i64 {
+        self.harness_tokens as i64 - self.compressed_tokens as i64
+    }
 }
 
 /// Per-command totals for calls at or after `since_ms`, most saved first.
 pub fn by_command(conn: &Connection, since_ms: Option<i64>) -> Result<Vec<CommandStats>> {
     let mut stmt = conn.prepare(
-        "SELECT tool, subcommand, COUNT(*), SUM(original_tokens), SUM(compressed_tokens) FROM calls \
+        "SELECT tool, subcommand, COUNT(*), SUM(original_tokens), SUM(compressed_tokens), \
+         SUM(COALESCE(harness_tokens, original_tokens)) FROM calls \
          WHERE ts_ms >= ?1 GROUP BY tool, subcommand \
          ORDER BY SUM(original_tokens) - SUM(compressed_tokens) DESC, COUNT(*) DESC, tool, subcommand",
     )?;
@@ -286,6 +308,7 @@ pub fn by_command(conn: &Connection, since_ms: Option<i64>) -> Result<Vec<Comman
             calls: r.get::<_, i64>(2)? as u64,
             original_tokens: r.get::<_, i64>(3)? as u64,
             compressed_tokens: r.get::<_, i64>(4)? as u64,
+            harness_tokens: r.get::<_, i64>(5)? as u64,
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
@@ -342,6 +365,53 @@ mod tests {
         open(dir.path()).unwrap();
     }
 
+    /// The schema every database had before `harness_tokens`: version 1.
+    const VERSION_1: &str = "CREATE TABLE calls (id INTEGER PRIMARY KEY, ts_ms INTEGER NOT NULL, \
+        tool TEXT NOT NULL, subcommand TEXT NOT NULL, original_tokens INTEGER NOT NULL, \
+        compressed_tokens INTEGER NOT NULL, shape TEXT NOT NULL, exit_code INTEGER NOT NULL, \
+        duration_ms INTEGER NOT NULL, object_id TEXT); CREATE INDEX calls_ts ON calls(ts_ms); \
+        PRAGMA user_version = 1;";
+
+    #[test]
+    fn a_version_1_database_gains_the_harness_column() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let old = Connection::open(db_path(dir.path())).unwrap();
+            old.execute_batch(VERSION_1).unwrap();
+            old.execute(
+                "INSERT INTO calls (ts_ms, tool, subcommand, original_tokens, compressed_tokens, shape, \
+                 exit_code, duration_ms, object_id) VALUES (1, 'aws', 'ec2', 1000, 100, 'Outline', 0, 3, NULL)",
+                [],
+            )
+            .unwrap();
+        }
+        let conn = open(dir.path()).unwrap();
+        let v: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0)).unwrap();
+        assert_eq!(v, MIGRATIONS.len() as i64);
+        let mut call = Call::new(
+            None,
+            &Receipt {
+                original: 5000,
+                compressed: 700,
+                shape: crate::auditor::Shape::Outline,
+                raw_id: None,
+                overhead: 0,
+            },
+            2000,
+            Duration::from_millis(1),
+        );
+        call.tool = "aws".into();
+        call.subcommand = "ec2".into();
+        insert(&conn, &call).unwrap();
+        let stats = by_command(&conn, None).unwrap();
+        // The old row counts its original tokens as what the harness showed.
+        assert_eq!(
+            (stats[0].original_tokens, stats[0].harness_tokens, stats[0].compressed_tokens),
+            (6000, 3000, 800)
+        );
+        assert_eq!(stats[0].saved_vs_harness(), 2200);
+    }
+
     #[test]
     fn rows_group_by_command_and_window() {
         let dir = tempfile::tempdir().unwrap();
@@ -352,6 +422,7 @@ mod tests {
             subcommand: sub.into(),
             original_tokens: o,
             compressed_tokens: c,
+            harness_tokens: o,
             shape: "JSON".into(),
             exit_code: 0,
             duration_ms: 1,
@@ -365,6 +436,7 @@ mod tests {
         assert_eq!(all[0].command(), "aws ec2 describe-vpcs");
         assert_eq!((all[0].calls, all[0].original_tokens, all[0].compressed_tokens), (2, 150, 50));
         assert_eq!(all[0].saved_tokens(), 100);
+        assert_eq!(all[0].harness_tokens, 150);
         let recent = by_command(&conn, Some(2_500)).unwrap();
         assert_eq!(recent.len(), 1);
         assert_eq!(recent[0].tool, "gh");

@@ -8,22 +8,27 @@
 //! - `auditor`: exact BPE token counts and the receipt line.
 //! - `handoff`: writes stdout, then the receipt; stores raw, records history.
 //! - `shim`: real-tool resolution, the compress/passthrough policy, the child.
+//! - `jq`: jq programs (jaq) over a stored raw output, for `show --jq`.
 //! - `store`, `history`: the raw object store and the SQLite call log.
+//! - `budget`, `view`: the stdout budget and the views printed above it.
 //! - `homefs`: the one way to write under the home (no symlink followed).
 //! - `cli`: the `tokensieve` subcommands.
 //! - `agents`: each agent's own setting that puts the shims on its shell's PATH.
 
 pub mod agents;
 pub mod auditor;
+pub mod budget;
 pub mod cli;
 pub mod handoff;
 pub mod history;
 pub mod homefs;
+pub mod jq;
 pub mod json;
 pub mod pipeline;
 pub mod shim;
 pub mod store;
 pub mod text;
+pub mod view;
 
 use std::ffi::OsString;
 use std::path::Path;

@@ -1,7 +1,8 @@
 //! One captured stdout in, the text the agent should read out (or `None`:
 //! deliver the raw bytes). JSON goes through `json`, other text through `text`.
 
-use crate::auditor::{Encoding, Shape};
+use crate::auditor::{Encoding, ReceiptForm, Shape};
+use crate::budget;
 
 /// What we know about the command that produced the bytes.
 #[derive(Clone, Debug, Default)]
@@ -23,11 +24,27 @@ pub struct Settings {
     /// Where the raw bytes of this call are kept (set by the handoff when the
     /// raw store is on), for summaries that point the agent at the full text.
     pub raw_note: Option<String>,
+    /// The receipt line's form: long for a person, short for an agent.
+    pub receipt: ReceiptForm,
+    /// The id `tokensieve show` will know the raw bytes by (set with
+    /// `raw_note`), for the commands a view prints.
+    pub raw_id: Option<String>,
+    /// Characters of stdout the agent's harness shows whole (`crate::budget`);
+    /// a longer rendering becomes a view. `None`: no limit.
+    pub budget: Option<usize>,
 }
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { encoding: Encoding::Cl100k, aggressive: false, text_threshold: 4000, raw_note: None }
+        Settings {
+            encoding: Encoding::Cl100k,
+            aggressive: false,
+            text_threshold: 4000,
+            raw_note: None,
+            receipt: ReceiptForm::Long,
+            raw_id: None,
+            budget: None,
+        }
     }
 }
 
@@ -45,10 +62,25 @@ pub fn render(raw: &[u8], hint: Option<&Hint>, settings: &Settings) -> Option<Re
         return None;
     }
     if let Some(value) = crate::json::parse(raw) {
-        return Some(crate::json::compress(value, settings));
+        return Some(crate::json::render(value, raw, settings));
     }
     let text = std::str::from_utf8(raw).ok()?;
-    crate::text::render(text, hint, settings)
+    let rendered = crate::text::render(text, hint, settings);
+    // Past the budget (the summary, or the text that would pass as it is):
+    // a view by signal priority rather than the harness's blind cut.
+    match rendered {
+        Some(r) if !budget::fits(&r.text, settings.budget) => {
+            // A tool-aware summary keeps its facts in its own lines: view
+            // those; the generic one is the raw output folded, view the raw.
+            let summary = matches!(&r.shape, Shape::Text(name) if name != "generic").then_some(r.shape);
+            match summary {
+                Some(shape) => Some(crate::view::text(&r.text, Some(shape), hint, settings)),
+                None => Some(crate::view::text(text, None, hint, settings)),
+            }
+        }
+        None if !budget::fits(text, settings.budget) => Some(crate::view::text(text, None, hint, settings)),
+        other => other,
+    }
 }
 
 /// NUL bytes or invalid UTF-8 mean binary: never touched.

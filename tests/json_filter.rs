@@ -8,7 +8,8 @@ use std::process::{Command, Output, Stdio};
 fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_tokensieve"));
     let home = std::env::temp_dir().join(format!("ts-json-filter-{}", std::process::id()));
-    c.env("TOKENSIEVE_HOME", home).env_remove("TOKENSIEVE_TOKENIZER");
+    // Lossless output: the budget's views are checked in tests/view.rs.
+    c.env("TOKENSIEVE_HOME", home).env_remove("TOKENSIEVE_TOKENIZER").env("TOKENSIEVE_BUDGET", "off");
     c
 }
 

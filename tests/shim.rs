@@ -534,3 +534,58 @@ fn a_node_agent_hands_out_a_socket_and_is_served() {
     assert_eq!(receipt(&out.stderr), None);
     assert!(out.stdout.starts_with(b"{\"Items\""));
 }
+
+/// Exact cl100k count of `text` by the reference implementation.
+fn reference_tokens(text: &[u8]) -> usize {
+    tiktoken_rs::cl100k_base_singleton().encode_ordinary(&String::from_utf8_lossy(text)).len()
+}
+
+#[test]
+fn short_receipts_for_agents_count_in_the_history() {
+    let sb = Sandbox::new();
+    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/json/aws/ec2-describe-instances.json");
+    sb.shimmed("aws", &format!("#!/bin/sh\ncat '{fixture}'\n"));
+    let raw = std::fs::read(fixture).unwrap();
+    let mut agent = sb.agent(sb.shims.join("aws"));
+    agent.env_remove("TOKENSIEVE_RECEIPT");
+    let out = output_within(&mut agent, MINUTE);
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    // The receipt is the whole of stderr: one short line.
+    let line = stderr.strip_suffix('\n').unwrap();
+    assert!(!line.contains('\n'), "{stderr}");
+    let (counts, id) = line.strip_prefix("[tokensieve ").unwrap().split_once(" tok · raw ").unwrap();
+    let id = id.strip_suffix(']').unwrap();
+    let (before, after) = counts.split_once('→').unwrap();
+    assert_eq!(before.parse::<usize>().unwrap(), reference_tokens(&raw));
+    assert_eq!(after.parse::<usize>().unwrap(), reference_tokens(&out.stdout));
+    let overhead = reference_tokens(stderr.as_bytes());
+    assert!(overhead <= 20, "{line}: {overhead} tokens");
+    assert_eq!(id.len(), 8);
+    let shown = sb.cmd(BIN).args(["show", id]).output().unwrap();
+    assert_eq!(shown.stdout, raw);
+    // The history charges the agent for the line it read.
+    let gain = sb.cmd(BIN).args(["gain", "--json"]).output().unwrap();
+    let gain: serde_json::Value = serde_json::from_slice(&gain.stdout).unwrap();
+    assert_eq!(gain["compressed_tokens"], reference_tokens(&out.stdout) + overhead);
+
+    // A person gets the long form; so does an agent that asks for it.
+    for mut cmd in [sb.cmd(sb.shims.join("aws")), sb.agent(sb.shims.join("aws"))] {
+        cmd.env("TOKENSIEVE", "on");
+        let out = output_within(&mut cmd, MINUTE);
+        assert!(receipt(&out.stderr).unwrap().starts_with("[TokenSieve] Original: "));
+    }
+}
+
+#[test]
+fn an_agent_gets_no_receipt_when_compression_does_not_pay_for_it() {
+    let sb = Sandbox::new();
+    // Saves a few tokens: less than the receipt would cost.
+    sb.shimmed("tiny", "#!/bin/sh\nprintf '{\"name\": \"web\", \"note\": null, \"tags\": []}'\n");
+    let mut agent = sb.agent(sb.shims.join("tiny"));
+    agent.env_remove("TOKENSIEVE_RECEIPT");
+    let out = output_within(&mut agent, MINUTE);
+    assert_eq!(out.stdout, br#"{"name": "web", "note": null, "tags": []}"#);
+    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    let person = output_within(sb.cmd(sb.shims.join("tiny")).env("TOKENSIEVE", "on"), MINUTE);
+    assert!(receipt(&person.stderr).is_some_and(|r| !r.ends_with("Shape: raw")));
+}

@@ -63,6 +63,17 @@ pub fn backup_path(path: &Path) -> PathBuf {
 }
 
 impl Edit {
+    /// Whether `setup` (or, `undoing`, `undo`) would go through, without
+    /// writing: every edit of an agent is checked before the first is made,
+    /// so a file we cannot understand leaves all of them untouched.
+    pub fn check(&self, undoing: bool) -> Result<()> {
+        let target = real_path(&self.path)?;
+        let text = read_if_exists(&target)?.unwrap_or_default();
+        let change = if undoing { &self.remove } else { &self.apply };
+        change(&text).with_context(|| format!("{}: left unchanged", self.path.display()))?;
+        Ok(())
+    }
+
     /// Adds our part. Idempotent: a file that has it is not written.
     pub fn setup(&self) -> Result<Outcome> {
         let target = real_path(&self.path)?;

@@ -91,11 +91,18 @@ fn totals(stats: &[CommandStats]) -> CommandStats {
         calls: stats.iter().map(|s| s.calls).sum(),
         original_tokens: stats.iter().map(|s| s.original_tokens).sum(),
         compressed_tokens: stats.iter().map(|s| s.compressed_tokens).sum(),
+        harness_tokens: stats.iter().map(|s| s.harness_tokens).sum(),
     }
 }
 
 fn pct(s: &CommandStats) -> f64 {
     if s.original_tokens == 0 { 0.0 } else { s.saved_tokens() as f64 * 100.0 / s.original_tokens as f64 }
+}
+
+/// Share saved against what the harness would have shown (an output past
+/// its cap counts only the part it would have kept).
+fn pct_vs_harness(s: &CommandStats) -> f64 {
+    if s.harness_tokens == 0 { 0.0 } else { s.saved_vs_harness() as f64 * 100.0 / s.harness_tokens as f64 }
 }
 
 /// The machine-readable report.
@@ -111,6 +118,9 @@ pub(crate) fn render_json(stats: &[CommandStats], label: &str) -> serde_json::Va
             "compressed_tokens": s.compressed_tokens,
             "saved_tokens": s.saved_tokens(),
             "saved_pct": (pct(s) * 10.0).round() / 10.0,
+            "harness_tokens": s.harness_tokens,
+            "saved_vs_harness_tokens": s.saved_vs_harness(),
+            "saved_vs_harness_pct": (pct_vs_harness(s) * 10.0).round() / 10.0,
         })
     };
     json!({
@@ -120,6 +130,9 @@ pub(crate) fn render_json(stats: &[CommandStats], label: &str) -> serde_json::Va
         "compressed_tokens": t.compressed_tokens,
         "saved_tokens": t.saved_tokens(),
         "saved_pct": (pct(&t) * 10.0).round() / 10.0,
+        "harness_tokens": t.harness_tokens,
+        "saved_vs_harness_tokens": t.saved_vs_harness(),
+        "saved_vs_harness_pct": (pct_vs_harness(&t) * 10.0).round() / 10.0,
         "by_command": stats.iter().map(row).collect::<Vec<_>>(),
     })
 }
@@ -138,25 +151,32 @@ pub(crate) fn render_table(stats: &[CommandStats], label: &str) -> String {
     let names: Vec<String> = stats.iter().map(|s| clip(&s.command(), MAX_COMMAND_WIDTH)).collect();
     let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0).max("command".len());
     let mut out = format!(
-        "tokensieve gain ({window}): {} calls, saved {} of {} tokens ({:.1}%)\n\n",
+        "tokensieve gain ({window}): {} calls, saved {} of {} tokens ({:.1}%)\n\
+         against what the agent's harness would have shown ({} tokens: long outputs cut to its budget): \
+         saved {} ({:.1}%)\n\n",
         group(t.calls),
         group(t.saved_tokens()),
         group(t.original_tokens),
-        pct(&t)
+        pct(&t),
+        group(t.harness_tokens),
+        signed(t.saved_vs_harness()),
+        pct_vs_harness(&t)
     );
     out.push_str(&format!(
-        "{:<width$}  {:>6}  {:>11}  {:>11}  {:>11}  {:>6}\n",
-        "command", "calls", "tokens in", "tokens out", "saved", "%"
+        "{:<width$}  {:>6}  {:>11}  {:>11}  {:>11}  {:>11}  {:>6}  {:>10}\n",
+        "command", "calls", "tokens in", "harness", "tokens out", "saved", "%", "vs harness"
     ));
     let line = |name: &str, s: &CommandStats| {
         format!(
-            "{:<width$}  {:>6}  {:>11}  {:>11}  {:>11}  {:>5.1}%  {}\n",
+            "{:<width$}  {:>6}  {:>11}  {:>11}  {:>11}  {:>11}  {:>5.1}%  {:>9.1}%  {}\n",
             name,
             group(s.calls),
             group(s.original_tokens),
+            group(s.harness_tokens),
             group(s.compressed_tokens),
             group(s.saved_tokens()),
             pct(s),
+            pct_vs_harness(s),
             bar(pct(s))
         )
     };
@@ -166,6 +186,11 @@ pub(crate) fn render_table(stats: &[CommandStats], label: &str) -> String {
     out.push_str(&line("total", &t));
     out.truncate(out.trim_end().len());
     out
+}
+
+/// `-1,234` or `1,234`.
+fn signed(n: i64) -> String {
+    if n < 0 { format!("-{}", group(n.unsigned_abs())) } else { group(n as u64) }
 }
 
 fn bar(pct: f64) -> String {
@@ -205,6 +230,7 @@ mod tests {
             calls,
             original_tokens: o,
             compressed_tokens: c,
+            harness_tokens: o,
         }
     }
 
@@ -230,6 +256,25 @@ mod tests {
         assert_eq!(v["saved_tokens"], 750);
         assert_eq!(v["by_command"][0]["command"], "aws ec2 describe-vpcs");
         assert_eq!(v["by_command"][0]["saved_pct"].to_string(), "75.0");
+        assert_eq!(v["harness_tokens"], 1010);
+    }
+
+    #[test]
+    fn savings_against_the_harness() {
+        // 1M tokens the harness would have cut to 8,000: a 7,000-token view
+        // saved 1,000 of what the agent would have read, not 993,000.
+        let mut big = stat("aws", "ec2 describe-instance-types", 1, 1_000_000, 7_000);
+        big.harness_tokens = 8_000;
+        let v = render_json(std::slice::from_ref(&big), "all");
+        assert_eq!(v["saved_tokens"], 993_000);
+        assert_eq!(v["saved_vs_harness_tokens"], 1_000);
+        assert_eq!(v["saved_vs_harness_pct"].to_string(), "12.5");
+        let t = render_table(&[big], "all");
+        assert!(t.contains("harness would have shown (8,000 tokens"), "{t}");
+        assert!(t.contains("saved 1,000 (12.5%)"), "{t}");
+        let mut worse = stat("x", "", 1, 100_000, 9_000);
+        worse.harness_tokens = 8_000;
+        assert!(render_table(&[worse], "all").contains("saved -1,000 (-12.5%)"));
     }
 
     #[test]

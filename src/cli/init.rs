@@ -41,6 +41,11 @@ pub(crate) fn run(args: Vec<OsString>) -> Result<ExitCode> {
             })
         })
         .collect::<Result<_>>()?;
+    for agent in &agents {
+        for edit in agent.edits(&ctx) {
+            edit.check(uninstall)?;
+        }
+    }
     for agent in agents {
         for edit in agent.edits(&ctx) {
             let outcome = if uninstall { edit.undo()? } else { edit.setup()? };

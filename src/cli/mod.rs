@@ -18,7 +18,7 @@ use std::process::ExitCode;
 use anyhow::{Result, bail};
 use lexopt::prelude::*;
 
-use crate::auditor::Encoding;
+use crate::auditor::{Encoding, ReceiptForm};
 use crate::pipeline::Settings;
 
 const HELP: &str = "\
@@ -32,6 +32,8 @@ usage:
   tokensieve fetch -- 'CMD1' 'CMD2'...  run each (sh -c), merge outputs, compress once
   tokensieve show ID [--lines A:B] [--grep RE] [--path]
                                         a call's raw output (ID from the receipt)
+  tokensieve show ID [--slurp] --jq FILTER
+                                        a jq program over it (compact, within the budget)
   tokensieve gain [--since 24h|7d|all] [--json]
                                         recorded savings per command
   tokensieve install [TOOL...]          shim TOOLs (default: common agent CLIs on PATH)
@@ -57,6 +59,8 @@ shim environment:
   TOKENSIEVE_CAPTURE_MAX_BYTES  stream instead of buffering past this (64M; K/M/G suffixes)
   TOKENSIEVE_TEXT_WAIT_SECS     stream claimed text held longer than this (120)
   TOKENSIEVE_STORE_MAX_BYTES    raw output store cap, oldest evicted first (256M; 0: off)
+  TOKENSIEVE_BUDGET=N|off       chars of stdout before a view replaces the output (25000;
+                                follows BASH_MAX_OUTPUT_LENGTH, keeping 1/6 of it free)
   TOKENSIEVE_DEBUG=1            print the compress/passthrough decision and its cost";
 
 /// Options every subcommand understands.
@@ -102,6 +106,8 @@ fn run(args: Vec<OsString>) -> Result<ExitCode> {
             Long("lines") => show_opts.lines = Some(text(&mut parser)?),
             Long("grep") => show_opts.grep = Some(text(&mut parser)?),
             Long("path") => show_opts.path = true,
+            Long("jq") => show_opts.jq = Some(text(&mut parser)?),
+            Long("slurp") => show_opts.slurp = true,
             Long("since") => gain_opts.since = Some(text(&mut parser)?),
             Long("json") => gain_opts.json = true,
             Value(v) if positional.is_empty() && RAW_SUBCOMMANDS.contains(&v.to_str().unwrap_or("")) => {
@@ -116,7 +122,7 @@ fn run(args: Vec<OsString>) -> Result<ExitCode> {
     match sub {
         "decode" => inspect::decode(),
         "inspect" => inspect::inspect(stage.as_deref(), &global),
-        "show" => show::run(&show::Args::new(&positional[1..], show_opts)?),
+        "show" => show::run(&show::Args::new(&positional[1..], show_opts)?, &global),
         "gain" => gain::run(&gain::Args::new(&positional[1..], gain_opts)?),
         _ if positional.len() > 1 => bail!("unexpected argument '{}'", positional[1].to_string_lossy()),
         _ => filter::run(positional.first(), &global),
@@ -149,7 +155,12 @@ fn raw_subcommand(sub: &str, mut rest: Vec<OsString>, global: &Global) -> Result
 
 /// Settings from `TOKENSIEVE_*` variables (the shim uses them too).
 pub(crate) fn settings_from_env() -> Result<Settings> {
-    let mut s = Settings { encoding: Encoding::from_env()?, ..Settings::default() };
+    let mut s = Settings {
+        encoding: Encoding::from_env()?,
+        budget: crate::budget::from_env()?,
+        receipt: receipt_form()?,
+        ..Settings::default()
+    };
     if let Ok(v) = std::env::var("TOKENSIEVE_TEXT_THRESHOLD") {
         s.text_threshold = v
             .trim()
@@ -157,4 +168,16 @@ pub(crate) fn settings_from_env() -> Result<Settings> {
             .map_err(|_| anyhow::anyhow!("TOKENSIEVE_TEXT_THRESHOLD must be a number, got '{v}'"))?;
     }
     Ok(s)
+}
+
+/// `TOKENSIEVE_RECEIPT=short|long`; by default short when an agent runs us
+/// (it pays for every token of stderr too), long for a person.
+fn receipt_form() -> Result<ReceiptForm> {
+    match std::env::var("TOKENSIEVE_RECEIPT").as_deref().map(str::trim) {
+        Ok("short") => Ok(ReceiptForm::Short),
+        Ok("long") => Ok(ReceiptForm::Long),
+        Ok("") | Err(_) if crate::shim::policy::agent_marker_present() => Ok(ReceiptForm::Short),
+        Ok("") | Err(_) => Ok(ReceiptForm::Long),
+        Ok(other) => bail!("TOKENSIEVE_RECEIPT must be short or long, got '{other}'"),
+    }
 }

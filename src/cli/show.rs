@@ -1,15 +1,20 @@
-//! `tokensieve show ID [--lines A:B] [--grep RE] [--path]`: a stored raw
-//! output back, exactly, or the part of it asked for.
+//! `tokensieve show ID [--lines A:B] [--grep RE] [--path] [--jq FILTER]`: a
+//! stored raw output back, exactly, or the part of it asked for. A jq
+//! program's answer goes through the same pipeline as any output (compact,
+//! within the budget, with its own receipt).
 
 use std::ffi::OsString;
 use std::io::{self, Write};
 use std::process::ExitCode;
 
+use std::time::Instant;
+
 use anyhow::{Context, Result, bail};
 use regex::bytes::Regex;
 
-use crate::history;
+use super::Global;
 use crate::store::{self, Lookup, Store};
+use crate::{handoff, history, jq};
 
 /// Options as typed, before validation.
 #[derive(Debug, Default)]
@@ -17,6 +22,8 @@ pub(crate) struct Options {
     pub lines: Option<String>,
     pub grep: Option<String>,
     pub path: bool,
+    pub jq: Option<String>,
+    pub slurp: bool,
 }
 
 /// A 1-based inclusive line range; `end: None` runs to the last line.
@@ -32,6 +39,8 @@ pub(crate) struct Args {
     pub lines: Option<LineRange>,
     pub grep: Option<Regex>,
     pub path: bool,
+    pub jq: Option<String>,
+    pub slurp: bool,
 }
 
 impl Args {
@@ -49,7 +58,13 @@ impl Args {
         if opts.path && (lines.is_some() || grep.is_some()) {
             bail!("--path prints the file's path; it does not combine with --lines or --grep");
         }
-        Ok(Args { id, lines, grep, path: opts.path })
+        if opts.jq.is_some() && (lines.is_some() || grep.is_some() || opts.path) {
+            bail!("--jq queries the JSON; it does not combine with --lines, --grep or --path");
+        }
+        if opts.slurp && opts.jq.is_none() {
+            bail!("--slurp goes with --jq (it reads every JSON value of the output into one array)");
+        }
+        Ok(Args { id, lines, grep, path: opts.path, jq: opts.jq, slurp: opts.slurp })
     }
 }
 
@@ -90,7 +105,7 @@ pub(crate) fn select_lines(raw: &[u8], range: Option<LineRange>) -> impl Iterato
         .take_while(move |(n, _)| range.end.is_none_or(|e| *n <= e))
 }
 
-pub(crate) fn run(args: &Args) -> Result<ExitCode> {
+pub(crate) fn run(args: &Args, global: &Global) -> Result<ExitCode> {
     let home = store::home();
     let raw_store = Store::new(home.clone(), store::max_bytes_from_env().unwrap_or(store::DEFAULT_MAX_BYTES));
     let (hex, path) = match raw_store.find(&args.id)? {
@@ -125,6 +140,9 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
         );
         return Ok(ExitCode::from(1));
     }
+    if let Some(filter) = &args.jq {
+        return query(&raw, filter, args.slurp, global);
+    }
     let mut out = io::stdout().lock();
     let mut matched = false;
     let written = (|| -> io::Result<()> {
@@ -156,6 +174,26 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
     }
     // Like grep: no matching line is exit 1.
     Ok(if args.grep.is_some() && !matched { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// `--jq` (with `--slurp`: over one array of every value, for JSON lines):
+/// the program's outputs, one compact JSON value per line (as
+/// `jq -c` prints them), delivered like any captured output.
+fn query(raw: &[u8], filter: &str, slurp: bool, global: &Global) -> Result<ExitCode> {
+    let started = Instant::now();
+    let outputs = match jq::run(filter, raw, slurp) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("tokensieve: {e:#}");
+            return Ok(ExitCode::from(1));
+        }
+    };
+    let mut text = outputs.join("\n");
+    if !text.is_empty() {
+        text.push('\n');
+    }
+    handoff::deliver(text.as_bytes(), None, &global.settings, started).context("cannot write to stdout")?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn evicted(id: &str, raw_store: &Store) -> ExitCode {

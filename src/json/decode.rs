@@ -24,6 +24,12 @@ pub fn decode(text: &str) -> Result<Value> {
             return Ok(v);
         }
     }
+    if text.starts_with("# view: ") {
+        bail!(
+            "this is a budgeted view (part of a document, with its outline), not a whole document; \
+             TOKENSIEVE_BUDGET=off gives the full output"
+        );
+    }
     let lines: Vec<&str> = text.lines().collect();
     Reader { lines, at: 0, abbrev: HashMap::new(), root: Value::Null }.document()
 }

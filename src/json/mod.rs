@@ -31,6 +31,45 @@ pub fn compress(value: Value, settings: &Settings) -> Rendered {
     router::route(&reduce(value, settings), settings.encoding)
 }
 
+/// `compress`, or above the budget a view of the document (`crate::view`).
+/// `raw`: the input (no view is needed when it fits the budget itself).
+pub fn render(value: Value, raw: &[u8], settings: &Settings) -> Rendered {
+    // The view counts the document as the tool wrote it: measure it now,
+    // before the sieve and deduper consume it.
+    let started = std::time::Instant::now();
+    let prep = settings
+        .budget
+        .filter(|b| raw.len() > *b)
+        .map(|_| crate::view::prepare(&value, slurped(raw, &value), settings));
+    let measured = started.elapsed();
+    let reduced = reduce(value, settings);
+    let rendered = router::route(&reduced, settings.encoding);
+    let routed = started.elapsed();
+    let prepared = prep.is_some();
+    let out = match prep {
+        Some(prep) if !crate::budget::fits(&rendered.text, settings.budget) => {
+            crate::view::json(prep, &reduced, raw, settings)
+        }
+        _ => rendered,
+    };
+    if crate::handoff::debug() && prepared {
+        eprintln!(
+            "tokensieve: view outline {} ms, compress {} ms, view rows {} ms",
+            measured.as_millis(),
+            (routed - measured).as_millis(),
+            (started.elapsed() - routed).as_millis()
+        );
+    }
+    out
+}
+
+/// Whether `parse` made `doc` from several documents (JSON lines): jq then
+/// needs `--slurp` to see them as one array.
+fn slurped(raw: &[u8], doc: &Value) -> bool {
+    let start = String::from_utf8_lossy(&raw[..raw.len().min(256)]).into_owned();
+    doc.is_array() && scrubber::scrub(&start).trim_start().starts_with('{')
+}
+
 /// The document after one named stage, for `tokensieve inspect`. `None`: not JSON.
 pub fn stage(raw: &[u8], stage: &str, settings: &Settings) -> Result<Option<Value>> {
     let Some(value) = parse(raw) else { return Ok(None) };

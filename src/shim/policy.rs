@@ -87,6 +87,11 @@ pub fn env_gate(get: impl Fn(&str) -> Option<OsString>, explicit: bool) -> Optio
     if explicit || agent_present(&get) { None } else { Some("no agent marker in the environment") }
 }
 
+/// Whether this process runs under an agent (one of the markers is set).
+pub fn agent_marker_present() -> bool {
+    agent_present(&|k: &str| std::env::var_os(k))
+}
+
 fn agent_present(get: &impl Fn(&str) -> Option<OsString>) -> bool {
     AGENT_MARKERS.iter().any(|k| get(k).is_some_and(|v| !v.is_empty()))
         || get(CURSOR_ROLE).is_some_and(|v| v == "agent-exec")

@@ -1,15 +1,35 @@
 //! What every text path does first, and small helpers the filters share:
-//! ANSI stripped, `\r` redraws resolved to what a terminal would finally show,
-//! trailing blanks dropped; library-path and location recognisers.
-
-use once_cell::sync::Lazy;
-use regex::Regex;
+//! ANSI stripped, man-page overstrike (`N\bN`, `_\bN`) reduced to the
+//! character a terminal shows, `\r` redraws resolved to what a terminal
+//! would finally show, trailing blanks dropped; library-path and location
+//! recognisers.
 
 /// ANSI-free text, one line per terminal line, trailing spaces removed.
 pub fn clean(text: &str) -> String {
     let text = crate::json::scrubber::scrub(text);
+    let text = overstrike(&text);
     let lines: Vec<&str> = text.split('\n').map(|l| resolve_cr(l).trim_end()).collect();
     lines.join("\n")
+}
+
+/// Backspace overstrike as `man`/`nroff` print it: `N\bN` is a bold N,
+/// `_\bN` an underlined one; what stays is the character printed last.
+fn overstrike(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('\u{8}') {
+        return text.into();
+    }
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c == '\u{8}' {
+            // a backspace at a line start has nothing to strike over
+            if !out.ends_with('\n') {
+                out.pop();
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out.into()
 }
 
 /// A line redrawn with `\r` (progress bars) shows its last non-empty segment;
@@ -53,25 +73,6 @@ pub fn is_library_path(path: &str) -> bool {
     MARKERS.iter().any(|m| path.contains(m)) || path.starts_with("<") || path == "???"
 }
 
-static LIST_TAIL: Lazy<Regex> =
-    Lazy::new(|| Regex::new(r"\(([^()]*?): ([^()]{200,})\)").expect("valid list regex"));
-
-/// Shortens a very long comma list inside parentheses (pip's "from versions:
-/// 0.1, 0.2, ...") to its first and last items with a count.
-pub fn shorten_long_lists(line: &str) -> String {
-    LIST_TAIL
-        .replace_all(line, |c: &regex::Captures| {
-            let items: Vec<&str> = c[2].split(", ").collect();
-            if items.len() <= 10 {
-                return c[0].to_string();
-            }
-            let head = items[..3].join(", ");
-            let tail = items[items.len() - 4..].join(", ");
-            format!("({}: {}, … {} more …, {})", &c[1], head, items.len() - 7, tail)
-        })
-        .into_owned()
-}
-
 /// Drops runs of blank lines beyond one and blank lines at both ends.
 pub fn tidy(lines: &[String]) -> String {
     let mut out = String::new();
@@ -105,6 +106,15 @@ mod tests {
     }
 
     #[test]
+    fn overstrike_keeps_the_printed_character() {
+        assert_eq!(
+            clean("N\u{8}NA\u{8}AM\u{8}ME\u{8}E\n     _\u{8}f_\u{8}i_\u{8}l_\u{8}e"),
+            "NAME\n     file"
+        );
+        assert_eq!(clean("\u{8}x\na\u{8}\u{8}b"), "x\nb");
+    }
+
+    #[test]
     fn ansi_and_trailing_space_removed() {
         assert_eq!(clean("\x1b[31merror\x1b[0m   \nok"), "error\nok");
     }
@@ -116,16 +126,6 @@ mod tests {
         assert!(is_library_path("../venv/lib/python3.11/site-packages/_pytest/python.py"));
         assert!(!is_library_path("tests/regressions.rs"));
         assert!(!is_library_path("/home/dev/work/pub/gosvc/bucket.go"));
-    }
-
-    #[test]
-    fn long_lists_shortened() {
-        let versions: Vec<String> = (0..60).map(|i| format!("0.{i}")).collect();
-        let line = format!("ERROR: no match (from versions: {})", versions.join(", "));
-        let short = shorten_long_lists(&line);
-        assert!(short.starts_with("ERROR: no match (from versions: 0.0, 0.1, 0.2, … 53 more …, 0.56"));
-        assert!(short.len() < 100);
-        assert_eq!(shorten_long_lists("(a: b, c)"), "(a: b, c)");
     }
 
     #[test]

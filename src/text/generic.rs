@@ -1,28 +1,38 @@
-//! The generic text treatment, for any output no tool filter claims.
+//! The generic text treatment, for any output no tool filter claims (or
+//! whose filter declined or failed the guard).
 //!
-//! 1. Fold: a run of identical lines becomes `line (×N)`; a run of 3+ lines
-//!    that differ only in numbers, timestamps, hex ids becomes
-//!    `first line (×N similar)`. Signal lines (error/warn/fail/exception/
-//!    panic/traceback keywords, HTTP 4xx/5xx) only fold with their own kind.
-//! 2. If the folded text is still above `settings.text_threshold` chars, a
-//!    summary replaces it: counts, where the raw bytes are, head preview,
-//!    every buried signal line (by line number, with context), the most
-//!    common line shapes, tail preview.
-
-use std::collections::HashMap;
+//! - A document (`kind`) passes whole: only runs of 3+ identical lines fold,
+//!   as `line (×N)`.
+//! - A log, or an output that is mostly a stack trace, is folded: identical
+//!   runs become `line (×N)`; runs of 3+ lines that differ only in numbers
+//!   and hex ids keep their distinguishing values in place
+//!   (`app.py:11,14,17:1: moved … (×3 similar)`) when one or two places
+//!   vary outside times and durations, and read `first line (×N similar)`
+//!   otherwise; the run's last line follows as printed. Signal lines of the ledger fold only with identical lines;
+//!   keyword lines (error/warn/fail/exception/panic/traceback words, HTTP
+//!   4xx/5xx) only with their own kind. Stack traces are blocks (`blocks`):
+//!   shown whole, library frames counted.
+//! - A log still above `settings.text_threshold` chars gets the summary
+//!   (`summary`): head and tail, every signal line between them, the most
+//!   common lines.
 
 use aho_corasick::AhoCorasick;
 use once_cell::sync::Lazy;
 use regex::Regex;
 
 use crate::pipeline::Settings;
+use crate::text::blocks::{self, Block};
+use crate::text::guard::Source;
+use crate::text::kind::{self, Kind};
+use crate::text::summary;
 
-const HEAD: usize = 5;
-const TAIL: usize = 10;
-/// Preview and signal lines longer than this are cut (minified JSON, base64).
+/// Lines shown in a summary longer than this are cut (minified JSON,
+/// base64), signal lines excepted.
 const MAX_LINE: usize = 300;
-/// At most this many distinct signal-line shapes in a summary.
-const MAX_SIGNALS: usize = 40;
+/// A summary lists at most this many values of one folded place.
+const MAX_VALUES: usize = 12;
+/// A document folds only runs of at least this many identical lines.
+const DOC_REPEAT: usize = 3;
 
 // Whole words only: `libgpg-error-dev` or `error_count` are not errors, a
 // CamelCase `ValueError` is.
@@ -37,7 +47,7 @@ static HTTP_ERROR: Lazy<Regex> = Lazy::new(|| {
     Regex::new(r#"(?i)(?:HTTP/\d(?:\.\d)?"?\s+|\bstatus(?:[ _]?code)?["']?[=: ]+|\bcode[=: ]+)[45]\d\d\b"#)
         .expect("valid http status regex")
 });
-const KEYWORDS: &[&str] = &["error", "warn", "fail", "exception", "panic", "traceback"];
+pub(crate) const KEYWORDS: &[&str] = &["error", "warn", "fail", "exception", "panic", "traceback"];
 
 /// Every match of KEYWORD or HTTP_ERROR contains one of these, ASCII case
 /// aside (`traceb` and `tatu` stop short of the `k` and `s` that `(?i)` also
@@ -49,6 +59,16 @@ static SIGNAL_STEMS: Lazy<AhoCorasick> = Lazy::new(|| {
     AhoCorasick::builder().ascii_case_insensitive(true).build(stems).expect("valid stems")
 });
 
+/// Times, dates, durations and percentages: the places of a folded run
+/// whose values are its clock, not what tells its lines apart.
+static CLOCK: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(concat!(
+        r"\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d)?(?:[.,]\d+)?)?(?:Z|[+-]\d\d:?\d\d)?|\d\d?:\d\d:\d\d(?:[.,]\d+)?|",
+        r"\d\d?/\w{3}/\d{4}:\d\d:\d\d:\d\d|\d+(?:\.\d+)?\s?(?:ms|µs|us|ns|s|sec|secs|seconds)\b|\d+(?:\.\d+)?%"
+    ))
+    .expect("valid clock regex")
+});
+
 /// A caret/tilde-only line (`   ^^^^`): it points at columns of the line
 /// above, noise once lines are folded. (`str::trim` and the regex `\s` agree
 /// on what whitespace is: Unicode White_Space.)
@@ -57,14 +77,14 @@ fn is_marker(line: &str) -> bool {
     t.len() >= 2 && t.bytes().all(|b| b == b'^' || b == b'~')
 }
 
-/// The line with every number and hex id replaced by `#`: each maximal run
-/// of ASCII hex digits that holds a decimal digit, a `0x` prefix included
-/// (what `0[xX][0-9a-fA-F]+|[0-9a-fA-F]*[0-9][0-9a-fA-F]*` replaces, without
+/// The byte ranges of a line's numbers and hex ids: each maximal run of
+/// ASCII hex digits that holds a decimal digit, a `0x` prefix included
+/// (what `0[xX][0-9a-fA-F]+|[0-9a-fA-F]*[0-9][0-9a-fA-F]*` finds, without
 /// a regex search per log line).
-pub fn shape(line: &str) -> String {
+fn slots(line: &str) -> Vec<(usize, usize)> {
     let b = line.as_bytes();
-    let mut out = String::with_capacity(line.len());
-    let (mut i, mut copied) = (0, 0);
+    let mut out = Vec::new();
+    let mut i = 0;
     while i < b.len() {
         if !b[i].is_ascii_hexdigit() {
             i += 1;
@@ -84,127 +104,46 @@ pub fn shape(line: &str) -> String {
         }
         if digit {
             // Runs start and end at ASCII bytes: char boundaries.
-            out.push_str(&line[copied..start]);
-            out.push('#');
-            copied = i;
+            out.push((start, i));
         }
+    }
+    out
+}
+
+/// The line with every number and hex id (see `slots`) replaced by `#`.
+pub fn shape(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut copied = 0;
+    for (start, end) in slots(line) {
+        out.push_str(&line[copied..start]);
+        out.push('#');
+        copied = end;
     }
     out.push_str(&line[copied..]);
     out
 }
 
-/// A line an agent must see even when everything around it is folded away.
+/// A line with a problem word in it: kept out of folds with other lines.
 pub fn is_signal(line: &str) -> bool {
     SIGNAL_STEMS.is_match(line) && (KEYWORD.is_match(line) || HTTP_ERROR.is_match(line))
 }
 
-/// One folded run of lines.
-#[derive(Debug)]
-struct Run<'a> {
-    /// Index of the first line of the run.
-    first: usize,
-    text: &'a str,
-    /// The second line, shown when a similar run has only two lines.
-    second: Option<&'a str>,
-    count: usize,
-    identical: bool,
-    shape: String,
-    signal: bool,
-}
-
-fn fold<'a>(lines: &[&'a str]) -> Vec<Run<'a>> {
-    let mut runs: Vec<Run<'a>> = Vec::new();
-    for (i, &line) in lines.iter().enumerate() {
-        if let Some(last) = runs.last_mut()
-            && line == last.text
-            && last.identical
-        {
-            last.count += 1;
-            continue;
-        }
-        let signal = is_signal(line);
-        let s = shape(line);
-        if let Some(last) = runs.last_mut()
-            && !line.trim().is_empty()
-            && signal == last.signal
-            && s == last.shape
-        {
-            last.count += 1;
-            last.identical = false;
-            last.second.get_or_insert(line);
-            continue;
-        }
-        runs.push(Run { first: i, text: line, second: None, count: 1, identical: true, shape: s, signal });
-    }
-    runs
-}
-
-fn cut(line: &str) -> String {
-    let chars = line.chars().count();
-    if chars <= MAX_LINE {
-        return line.to_string();
-    }
-    let head: String = line.chars().take(MAX_LINE).collect();
-    format!("{head}… (+{} chars)", chars - MAX_LINE)
-}
-
-fn render_run(run: &Run, out: &mut Vec<String>, shorten: bool) {
-    let show = |l: &str| if shorten { cut(l) } else { l.to_string() };
-    let text = show(run.text);
-    if run.count == 1 || (run.identical && run.text.trim().is_empty()) {
-        out.push(text);
-    } else if run.identical {
-        out.push(format!("{text} (×{})", run.count));
-    } else if run.count == 2 {
-        out.push(text);
-        let second = run.second.unwrap_or_default();
-        out.push(show(second));
-    } else {
-        out.push(format!("{text} (×{} similar)", run.count));
-    }
-}
-
-/// The generic rendering of cleaned text; `None` when it would change nothing.
-pub fn render(text: &str, exit_code: i32, settings: &Settings) -> Option<String> {
-    // caret/tilde-only lines point at columns of the line above: noise here
-    let lines: Vec<&str> = text.lines().filter(|l| !is_marker(l)).collect();
-    let runs = fold(&lines);
-    let mut folded = Vec::new();
-    for run in &runs {
-        render_run(run, &mut folded, false);
-    }
-    let mut body = folded.join("\n");
-    body.push('\n');
-    let large = text.len() > settings.text_threshold;
-    if body.len() > settings.text_threshold {
-        body = summary(&lines, &runs, text.len(), settings);
-    } else if runs.len() == lines.len() && lines.len() == text.lines().count() && exit_code == 0 {
-        return None;
-    }
-    if exit_code != 0 {
-        body.push_str(&format!("exit {exit_code}\n"));
-    }
-    if large && let Some(note) = &settings.raw_note {
-        body.push_str(note.trim_end());
-        body.push('\n');
-    }
-    Some(body)
-}
-
-/// Lines per keyword (and HTTP 4xx/5xx), counted per folded run: a run's
-/// lines differ only in numbers, so they carry the same words.
-fn keyword_counts(runs: &[Run]) -> String {
+/// Lines per keyword and HTTP 4xx/5xx, over runs of lines.
+pub(crate) fn keyword_counts<'a>(runs: impl Iterator<Item = (&'a str, usize)>) -> String {
     let mut counts = [0usize; KEYWORDS.len()];
     let mut http = 0usize;
-    for run in runs.iter().filter(|r| r.signal) {
-        let found: String = KEYWORD.find_iter(run.text).map(|m| m.as_str().to_ascii_lowercase()).collect();
+    for (text, n) in runs {
+        if !is_signal(text) {
+            continue;
+        }
+        let found: String = KEYWORD.find_iter(text).map(|m| m.as_str().to_ascii_lowercase()).collect();
         for (k, word) in KEYWORDS.iter().enumerate() {
             if found.contains(word) {
-                counts[k] += run.count;
+                counts[k] += n;
             }
         }
-        if HTTP_ERROR.is_match(run.text) {
-            http += run.count;
+        if HTTP_ERROR.is_match(text) {
+            http += n;
         }
     }
     let mut parts: Vec<String> =
@@ -215,90 +154,224 @@ fn keyword_counts(runs: &[Run]) -> String {
     if parts.is_empty() { "none".to_string() } else { parts.join(", ") }
 }
 
-fn summary(lines: &[&str], runs: &[Run], chars: usize, _settings: &Settings) -> String {
-    let mut out = Vec::new();
-    out.push(format!("{} lines, {} chars; keyword lines: {}", lines.len(), chars, keyword_counts(runs)));
-
-    let head_runs = runs.len().min(HEAD);
-    let tail_start = runs.len().saturating_sub(TAIL).max(head_runs);
-    let shown_until = runs.get(head_runs).map_or(lines.len(), |r| r.first);
-    let tail_from = runs.get(tail_start).map_or(lines.len(), |r| r.first);
-
-    out.push("head:".into());
-    for run in &runs[..head_runs] {
-        render_run(run, &mut out, true);
-    }
-
-    // Signal lines buried between head and tail, one per shape, with context.
-    // A run's lines share its shape and signal-ness, so runs are enough.
-    let mut seen: HashMap<&str, usize> = HashMap::new();
-    let mut picked: Vec<usize> = Vec::new();
-    let mut dropped = 0usize;
-    for run in runs.iter().filter(|r| r.signal && r.first >= shown_until && r.first < tail_from) {
-        if let Some(n) = seen.get_mut(run.shape.as_str()) {
-            *n += run.count;
-            continue;
-        }
-        if seen.len() >= MAX_SIGNALS {
-            dropped += run.count;
-            continue;
-        }
-        seen.insert(&run.shape, run.count);
-        picked.push(run.first);
-    }
-    if !picked.is_empty() {
-        out.push(format!(
-            "signal lines ({} shown of {}):",
-            picked.len(),
-            picked.len() + dropped + repeats(&seen)
-        ));
-        let mut last_printed: Option<usize> = None;
-        for &i in &picked {
-            let from = i.saturating_sub(1).max(shown_until);
-            let to = (i + 1).min(tail_from.saturating_sub(1));
-            for (j, line) in lines.iter().enumerate().take(to + 1).skip(from) {
-                if last_printed.is_some_and(|p| j <= p) {
-                    continue;
-                }
-                if last_printed.is_some_and(|p| j > p + 1) || (last_printed.is_none() && j > shown_until) {
-                    out.push("…".into());
-                }
-                let n =
-                    if is_signal(line) { seen.get(shape(line).as_str()).copied().unwrap_or(1) } else { 1 };
-                let more = if n > 1 { format!(" (×{n} similar in all)") } else { String::new() };
-                out.push(format!("L{}: {}{more}", j + 1, cut(line)));
-                last_printed = Some(j);
-            }
-        }
-    }
-
-    // What the bulk of the output looks like.
-    let mut shapes: HashMap<&str, (usize, usize)> = HashMap::new();
-    for run in runs.iter().filter(|r| !r.signal && !r.text.trim().is_empty()) {
-        shapes.entry(&run.shape).or_insert((0, run.first)).0 += run.count;
-    }
-    let mut common: Vec<(usize, usize)> = shapes.into_values().filter(|(n, _)| *n >= 10).collect();
-    common.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    if !common.is_empty() {
-        out.push("most common lines:".into());
-        for (n, i) in common.into_iter().take(5) {
-            out.push(format!("{n}× {}", cut(lines[i])));
-        }
-    }
-
-    out.push("tail:".into());
-    if tail_start > head_runs {
-        for run in &runs[tail_start..] {
-            render_run(run, &mut out, true);
-        }
-    }
-    let mut text = out.join("\n");
-    text.push('\n');
-    text
+/// A run of folded lines: identical ones, or ones of one shape.
+#[derive(Debug)]
+pub(crate) struct Run {
+    /// The lines of the run (0-based indices).
+    pub members: Vec<usize>,
+    pub identical: bool,
+    pub shape: String,
+    /// Has a problem word (`is_signal`).
+    pub keyword: bool,
+    /// Is a signal line of the ledger.
+    pub ledger: bool,
 }
 
-fn repeats(seen: &HashMap<&str, usize>) -> usize {
-    seen.values().map(|n| n - 1).sum()
+impl Run {
+    pub fn first(&self) -> usize {
+        self.members[0]
+    }
+}
+
+/// What a folded output is made of.
+#[derive(Debug)]
+pub(crate) enum Item<'b> {
+    Run(Run),
+    Block(&'b Block),
+}
+
+/// Folds `lines` into runs, with each of `blocks` as one item.
+pub(crate) fn fold<'b>(src: &Source, blocks: &'b [Block]) -> Vec<Item<'b>> {
+    let lines = &src.cleaned;
+    let mut items: Vec<Item<'b>> = Vec::new();
+    let mut next_block = blocks.iter().peekable();
+    let mut i = 0;
+    while i < lines.len() {
+        if let Some(b) = next_block.next_if(|b| b.start == i) {
+            items.push(Item::Block(b));
+            i = b.end;
+            continue;
+        }
+        let line = lines[i];
+        if is_marker(line) {
+            i += 1;
+            continue;
+        }
+        if let Some(Item::Run(last)) = items.last_mut()
+            && last.identical
+            && lines[last.first()] == line
+        {
+            last.members.push(i);
+            i += 1;
+            continue;
+        }
+        let ledger = src.ledger.kind(i).is_some();
+        let keyword = is_signal(line);
+        let s = shape(line);
+        if let Some(Item::Run(last)) = items.last_mut()
+            && !ledger
+            && !last.ledger
+            && !line.trim().is_empty()
+            && keyword == last.keyword
+            && s == last.shape
+        {
+            last.members.push(i);
+            last.identical = false;
+            i += 1;
+            continue;
+        }
+        items.push(Item::Run(Run { members: vec![i], identical: true, shape: s, keyword, ledger }));
+        i += 1;
+    }
+    items
+}
+
+/// A line cut to `MAX_LINE` chars, saying how much was cut.
+pub(crate) fn cut(line: &str) -> String {
+    let chars = line.chars().count();
+    if chars <= MAX_LINE {
+        return line.to_string();
+    }
+    let head: String = line.chars().take(MAX_LINE).collect();
+    format!("{head}… (+{} chars)", chars - MAX_LINE)
+}
+
+/// Lines of one shape as one line: the first with each varying place
+/// outside the clock replaced by its values in order (`11,14,17`); `None`
+/// when no place or more than two vary. `shorten` keeps at most
+/// `MAX_VALUES` values a place.
+pub(crate) fn values_line(lines: &[&str], shorten: bool) -> Option<String> {
+    let first = *lines.first()?;
+    let places = slots(first);
+    let all: Vec<Vec<(usize, usize)>> = lines.iter().map(|l| slots(l)).collect();
+    if all.iter().any(|s| s.len() != places.len()) {
+        return None;
+    }
+    let clock: Vec<(usize, usize)> = CLOCK.find_iter(first).map(|m| (m.start(), m.end())).collect();
+    let in_clock = |(a, b): (usize, usize)| clock.iter().any(|&(s, e)| s <= a && b <= e);
+    let value = |k: usize, j: usize| &lines[j][all[j][k].0..all[j][k].1];
+    let varying: Vec<usize> = (0..places.len())
+        .filter(|&k| !in_clock(places[k]) && (1..lines.len()).any(|j| value(k, j) != value(k, 0)))
+        .collect();
+    if varying.is_empty() || varying.len() > 2 {
+        return None;
+    }
+    let mut out = String::new();
+    let mut copied = 0;
+    for &k in &varying {
+        let mut values: Vec<&str> = Vec::new();
+        for j in 0..lines.len() {
+            let v = value(k, j);
+            if !values.contains(&v) {
+                values.push(v);
+            }
+        }
+        let mut list = if shorten && values.len() > MAX_VALUES {
+            let more = values.len() - MAX_VALUES;
+            values.truncate(MAX_VALUES);
+            format!("{},… (+{more} values)", values.join(","))
+        } else {
+            values.join(",")
+        };
+        if list.is_empty() {
+            list.push('?');
+        }
+        out.push_str(&first[copied..places[k].0]);
+        out.push_str(&list);
+        copied = places[k].1;
+    }
+    out.push_str(&first[copied..]);
+    Some(out)
+}
+
+/// A run as shown. `shorten` (in a summary) cuts very long lines, signal
+/// lines excepted, and keeps at most `MAX_VALUES` values a place; `last`
+/// adds the last line of a folded run as printed (the state a run of
+/// progress lines ended in).
+pub(crate) fn render_run(run: &Run, lines: &[&str], out: &mut Vec<String>, shorten: bool, last: bool) {
+    let show = |l: &str| if shorten && !run.ledger { cut(l) } else { l.to_string() };
+    let first = lines[run.first()];
+    let n = run.members.len();
+    if n == 1 || (run.identical && first.trim().is_empty()) {
+        out.push(show(first));
+    } else if run.identical {
+        out.push(format!("{} (×{n})", show(first)));
+    } else if n == 2 {
+        out.push(show(first));
+        out.push(show(lines[run.members[1]]));
+    } else {
+        let members: Vec<&str> = run.members.iter().map(|&i| lines[i]).collect();
+        match values_line(&members, shorten) {
+            Some(v) => out.push(format!("{} (×{n} similar)", show(&v))),
+            None => out.push(format!("{} (×{n} similar)", show(first))),
+        }
+        if last {
+            out.push(show(members[n - 1]));
+        }
+    }
+}
+
+/// `last`: see `render_run`.
+pub(crate) fn render_item(item: &Item, lines: &[&str], out: &mut Vec<String>, shorten: bool, last: bool) {
+    match item {
+        Item::Run(r) => render_run(r, lines, out, shorten, last),
+        Item::Block(b) => out.extend(b.render(lines)),
+    }
+}
+
+/// A document as the agent reads it: whole, runs of `DOC_REPEAT`+
+/// identical non-blank lines as `line (×N)`.
+fn document(lines: &[&str]) -> Vec<String> {
+    let mut out = Vec::with_capacity(lines.len());
+    let mut i = 0;
+    while i < lines.len() {
+        let n = lines[i..].iter().take_while(|l| **l == lines[i]).count();
+        if n >= DOC_REPEAT && !lines[i].trim().is_empty() {
+            out.push(format!("{} (×{n})", lines[i]));
+        } else {
+            out.extend(lines[i..i + n].iter().map(|l| l.to_string()));
+        }
+        i += n;
+    }
+    out
+}
+
+/// Whether stack traces make up most of the output (a crash report, not a
+/// document).
+fn mostly_traces(lines: &[&str], blocks: &[Block]) -> bool {
+    let traced: usize = blocks.iter().map(|b| b.end - b.start).sum();
+    let body = lines.iter().filter(|l| !l.trim().is_empty()).count();
+    traced > 0 && traced * 2 >= body
+}
+
+/// The generic rendering of cleaned text (the lines of `src`), without the
+/// status line and the raw note (the caller adds those), and whether the
+/// text read as a document.
+pub fn render(src: &Source, settings: &Settings) -> (String, Kind) {
+    let lines = &src.cleaned;
+    let blocks = blocks::find(lines);
+    let kind = if mostly_traces(lines, &blocks) { Kind::Log } else { kind::classify(lines) };
+    let body = match kind {
+        Kind::Document => document(lines),
+        Kind::Log => {
+            let items = fold(src, &blocks);
+            let mut out = Vec::new();
+            for item in &items {
+                render_item(item, lines, &mut out, false, true);
+            }
+            let chars: usize = out.iter().map(|l| l.len() + 1).sum();
+            if chars > settings.text_threshold {
+                return (summary::render(src, &items), Kind::Log);
+            }
+            out
+        }
+    };
+    let mut text = body.join("\n");
+    while text.ends_with('\n') {
+        text.pop();
+    }
+    text.push('\n');
+    (text, kind)
 }
 
 #[cfg(test)]
@@ -391,25 +464,53 @@ mod tests {
         Settings { text_threshold: threshold, ..Settings::default() }
     }
 
-    #[test]
-    fn identical_runs_collapse_with_count() {
-        let text = format!("start\n{}end\n", "same\n".repeat(47));
-        let out = render(&text, 0, &settings(4000)).unwrap();
-        assert_eq!(out, "start\nsame (×47)\nend\n");
+    /// The generic rendering of `text` (already clean), the raw stored as `abc123`.
+    fn generic(text: &str, threshold: usize) -> String {
+        let lines: Vec<&str> = text.split('\n').collect();
+        let ledger = crate::text::ledger::scan(lines.iter().copied());
+        let src = Source {
+            raw: crate::text::guard::raw_lines(text),
+            cleaned: lines,
+            ledger: &ledger,
+            id: Some("abc123"),
+        };
+        render(&src, &settings(threshold)).0
     }
 
     #[test]
-    fn lines_differing_in_numbers_fold() {
+    fn identical_runs_collapse_with_count() {
+        let text = format!("start\n{}end\n", "same\n".repeat(47));
+        assert_eq!(generic(&text, 4000), "start\nsame (×47)\nend\n");
+    }
+
+    #[test]
+    fn similar_lines_keep_what_tells_them_apart() {
         let text: String =
-            (0..20).map(|i| format!("12:00:{i:02} worker {i} processed batch 0x{i:08x}\n")).collect();
-        let out = render(&text, 0, &settings(4000)).unwrap();
-        assert_eq!(out, "12:00:00 worker 0 processed batch 0x00000000 (×20 similar)\n");
+            (0..20).map(|i| format!("12:00:{i:02} worker {} processed batch 0x{i:08x}\n", i % 3)).collect();
+        assert_eq!(
+            generic(&text, 4000),
+            "12:00:00 worker 0,1,2 processed batch 0x00000000,0x00000001,0x00000002,0x00000003,0x00000004,0x00000005,0x00000006,0x00000007,0x00000008,0x00000009,0x0000000a,0x0000000b,0x0000000c,0x0000000d,0x0000000e,0x0000000f,0x00000010,0x00000011,0x00000012,0x00000013 (×20 similar)\n12:00:19 worker 1 processed batch 0x00000013\n"
+        );
+        let moved: String = [11, 14, 17, 20, 23, 26, 29, 31, 40, 52, 60, 77]
+            .iter()
+            .map(|n| format!("app.py:{n}:1: moved to the new layout\n"))
+            .collect();
+        assert_eq!(
+            generic(&moved, 4000),
+            "app.py:11,14,17,20,23,26,29,31,40,52,60,77:1: moved to the new layout (×12 similar)\napp.py:77:1: moved to the new layout\n"
+        );
+        // signal lines (lint findings) are never folded below the threshold
+        let lint = moved.replace("moved to the new layout", "E302 expected 2 blank lines, found 1");
+        assert_eq!(generic(&lint, 4000), lint);
+        // three places varying: a count, with the first line as the example
+        let three: String = (0..14).map(|i| format!("row {i} col {} val {}\n", i * 2, i * 3)).collect();
+        assert_eq!(generic(&three, 4000), "row 0 col 0 val 0 (×14 similar)\nrow 13 col 26 val 39\n");
     }
 
     #[test]
     fn two_similar_lines_stay() {
-        let out = render("step 1 done\nstep 2 done\nfinal line\n", 3, &settings(4000)).unwrap();
-        assert_eq!(out, "step 1 done\nstep 2 done\nfinal line\nexit 3\n");
+        let text = "12:00:01 INFO start\n".repeat(12) + "step 1 done\nstep 2 done\nfinal line\n";
+        assert_eq!(generic(&text, 4000), "12:00:01 INFO start (×12)\nstep 1 done\nstep 2 done\nfinal line\n");
     }
 
     #[test]
@@ -419,25 +520,46 @@ mod tests {
             text.push_str(&format!("GET /a/{i} HTTP/1.1\" 200 -\n"));
         }
         text.push_str("GET /a/99 HTTP/1.1\" 404 -\n");
-        let out = render(&text, 0, &settings(4000)).unwrap();
+        text.push_str("GET /a/98 HTTP/1.1\" 503 -\n");
+        text.push_str("GET /a/97 HTTP/1.1\" 503 -\n");
+        let out = generic(&text, 4000);
         assert!(out.contains("GET /a/99 HTTP/1.1\" 404 -"), "{out}");
-        assert!(out.contains("(×10 similar)"), "{out}");
+        assert!(out.contains("GET /a/0,1,2,3,4,5,6,7,8,9 HTTP/1.1\" 200 - (×10 similar)"), "{out}");
+        // ledger lines (5xx) never fold, even with each other
+        assert!(out.ends_with("GET /a/98 HTTP/1.1\" 503 -\nGET /a/97 HTTP/1.1\" 503 -\n"), "{out}");
     }
 
     #[test]
-    fn caret_lines_go() {
-        let out =
-            render("x = compute(a, b)\n    ^^^^^^^\nTypeError: bad operand\n", 1, &settings(4000)).unwrap();
-        assert_eq!(out, "x = compute(a, b)\nTypeError: bad operand\nexit 1\n");
+    fn caret_lines_go_from_logs_not_from_documents() {
+        let log =
+            "12:00:01 INFO start\n".repeat(12) + "x = compute(a, b)\n    ^^^^^^^\nTypeError: bad operand\n";
+        assert_eq!(
+            generic(&log, 4000),
+            "12:00:01 INFO start (×12)\nx = compute(a, b)\nTypeError: bad operand\n"
+        );
+        let doc = "x = compute(a, b)\n    ^^^^^^^\nTypeError: bad operand\n";
+        assert_eq!(generic(doc, 4000), doc);
     }
 
     #[test]
-    fn unchanged_text_declines() {
-        assert!(render("alpha\nbeta\ngamma\n", 0, &settings(4000)).is_none());
+    fn documents_pass_whole() {
+        let words =
+            ["alpha", "quiet", "river", "stone", "maple", "orbit", "velvet", "cinder", "harbor", "lumen"];
+        let doc: String = (0..60)
+            .map(|i: usize| {
+                let n = 3 + i % 9;
+                let line: Vec<&str> = (0..n).map(|k| words[(i * 7 + k * 3 + i / 10) % words.len()]).collect();
+                format!("{}.\n", line.join(" "))
+            })
+            .collect();
+        // whole, even far above the threshold
+        assert_eq!(generic(&doc, 500), doc);
+        let repeats = "intro\n".to_string() + &"=====\n".repeat(5) + "body\n\n\nend\n";
+        assert_eq!(generic(&repeats, 4000), "intro\n===== (×5)\nbody\n\n\nend\n");
     }
 
     #[test]
-    fn large_output_gets_summary_with_buried_signal_and_note() {
+    fn large_log_gets_summary_with_buried_signal() {
         let mut text = String::new();
         let (who, what) =
             (["alice", "bob", "carol", "dave", "erin"], ["reads", "writes", "deletes", "moves"]);
@@ -447,12 +569,10 @@ mod tests {
                 text.push_str("Traceback: something exploded at stage 4\n");
             }
         }
-        let s = Settings { raw_note: Some("raw: abc123 (tokensieve show abc123)".into()), ..settings(4000) };
-        let out = render(&text, 1, &s).unwrap();
+        let out = generic(&text, 4000);
         assert!(out.starts_with("2001 lines"), "{out}");
         assert!(out.contains("L1236: Traceback: something exploded at stage 4"), "{out}");
         assert!(out.contains("most common lines:\n100× alice reads file 0 in the shared folder"), "{out}");
-        assert!(out.contains("exit 1\nraw: abc123"), "{out}");
         assert!(out.contains("keyword lines: traceback 1"), "{out}");
         assert!(out.len() < 3000, "{}", out.len());
     }

@@ -9,8 +9,10 @@
 //!
 //! The detectors (each documented in docs/ARCHITECTURE.md, Text section):
 //! - `diagnostic`: compiler and checker findings — `path:line[:col]: error|
-//!   warning|fatal …`, rustc `error[E…]:`/`error:`/`warning:` headers,
-//!   `--> path:line:col`, `error TS…`.
+//!   warning|fatal|style|portability|performance …`, `path:l:c - error`,
+//!   lint codes after a location (`E302`, `C0103:`), notes that carry a
+//!   check code (`[SC2086]`), rustc `error[E…]:`/`error:`/`warning:` headers,
+//!   `--> path:line:col` outside the toolchain, `error TS…`.
 //! - `trace`: stack traces — Python (`Traceback …`, user frames, the final
 //!   exception line, the chaining lines), Java (the exception line before its
 //!   frames, user frames, `Caused by:`), Node and .NET (`at …` frames of user
@@ -196,24 +198,35 @@ impl Scanner {
             self.python = true;
             return Some(Kind::Trace);
         }
-        if !STEMS.is_match(line) {
+        if !(STEMS.is_match(line) || has_location(line)) {
             return None;
         }
-        let hits = DETECTORS.matches(line);
-        let kind = hits.iter().next().map(|k| DETECTOR_KINDS[k])?;
-        // a location inside the toolchain or a dependency is not the user's
-        if kind == Kind::Diagnostic
-            && let Some(c) = ARROW.captures(line)
-            && is_library_path(&c[1])
-        {
-            return None;
-        }
-        Some(kind)
+        detector(line)
     }
 }
 
+/// The kind the detectors give `line` (the stems prefilter aside).
+fn detector(line: &str) -> Option<Kind> {
+    let hits = DETECTORS.matches(line);
+    let kind = hits.iter().next().map(|k| DETECTOR_KINDS[k])?;
+    // a location inside the toolchain or a dependency is not the user's
+    if kind == Kind::Diagnostic
+        && let Some(c) = ARROW.captures(line)
+        && is_library_path(&c[1])
+    {
+        return None;
+    }
+    Some(kind)
+}
+
+/// A `:` followed by a digit: a `path:line` location may be in the line
+/// (the finding detectors that have no stem word need one).
+fn has_location(line: &str) -> bool {
+    line.as_bytes().windows(2).any(|w| w[0] == b':' && w[1].is_ascii_digit())
+}
+
 /// A stack frame line (`at …`): `Some(true)` when it is the user's code.
-fn frame_of(line: &str) -> Option<bool> {
+pub fn frame_of(line: &str) -> Option<bool> {
     let body = line.trim_start();
     if body.len() == line.len() {
         return None;
@@ -232,6 +245,11 @@ fn frame_of(line: &str) -> Option<bool> {
         return Some(!(is_library_path(path) || path.starts_with("node:")));
     }
     None
+}
+
+/// Whether `line` reads like the error an `at` stack unwinds.
+pub fn is_error_line(line: &str) -> bool {
+    ERROR_LINE.is_match(line)
 }
 
 /// Packages of the JVM's runtime and of common frameworks: their frames are
@@ -288,8 +306,8 @@ static ARROW: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\s*--> (\S+?):\d+:\d+").e
 static PY_FRAME: Lazy<Regex> =
     Lazy::new(|| Regex::new(r#"^\s+File "([^"]+)", line \d+"#).expect("valid python frame regex"));
 
-/// Lines with none of these (ASCII case aside) match no detector: one SIMD
-/// pass skips them before the detector set runs.
+/// Lines with none of these (ASCII case aside) and no `:digit` match no
+/// detector: one SIMD pass skips them before the detector set runs.
 static STEMS: Lazy<AhoCorasick> = Lazy::new(|| {
     let stems = [
         "err",
@@ -357,8 +375,11 @@ static DETECTOR_SPECS: &[(Kind, &str)] = &[
     // compiler and checker diagnostics
     (
         Kind::Diagnostic,
-        r"^\S.*?(?::\d+(?::\d+)?|\(\d+,\d+\)): (?:fatal error|error|warning|fatal|Error|Warning)(?:\[[^\]]*\]| [A-Z]+\d+)?:? ",
+        r"^\S.*?(?::\d+(?::\d+)?|\(\d+,\d+\)): (?:fatal error|error|warning|fatal|Error|Warning|style|portability|performance)(?:\[[^\]]*\]| [A-Z]+\d+)?:? ",
     ),
+    (Kind::Diagnostic, r"^\s*\S+:\d+:\d+ - (?:error|warning)(?-u:\b)"),
+    (Kind::Diagnostic, r"^\S+?:\d+(?::\d+)?: [A-Z]{1,3}\d{3,5}[: ]"),
+    (Kind::Diagnostic, r"^\S+?:\d+(?::\d+)?: (?:note|info|information|hint): .*\[[A-Z]+\d+\]$"),
     (Kind::Diagnostic, r"^(?:error|warning)(?:\[[A-Za-z]+\d+\])?: \S"),
     (Kind::Diagnostic, r"^\s*--> \S+:\d+:\d+"),
     (Kind::Diagnostic, r"(?-u:\b)error TS\d+(?-u:\b)"),
@@ -387,7 +408,7 @@ static DETECTOR_SPECS: &[(Kind, &str)] = &[
     // the tool's own summary and footer lines
     (
         Kind::Summary,
-        r"^\s*(?:test result: |Tests?:\s|Test Suites:|Test Files\s|Snapshots:\s|Ran \d+ tests? in |Summary \[)",
+        r"^\s*(?:test result: |(?:Tests?:?|Test Suites:|Test Files)\s+\d+ \w|Ran \d+ tests? in |Summary \[)",
     ),
     (
         Kind::Summary,
@@ -432,7 +453,7 @@ static DETECTOR_KINDS: Lazy<Vec<Kind>> = Lazy::new(|| DETECTOR_SPECS.iter().map(
 /// the output.
 static COUNT_LINE: Lazy<Regex> = Lazy::new(|| {
     Regex::new(
-        r"(?i)(?-u:\b)\d+ (?:passed|failed|failures?|errors?|warnings?|problems?|tests?|skipped|files?|packages?|issues?|checks?|suites?|examples?|assertions?|findings?|vulnerabilit\w*)(?-u:\b)",
+        r"(?i)(?-u:\b)\d+ (?:passed|failed|failures?|errors?|warnings?|problems?|skipped|files?|packages?|issues?|checks?|suites?|examples?|assertions?|findings?|vulnerabilit\w*)(?-u:\b)",
     )
     .expect("valid count regex")
 });
@@ -440,6 +461,92 @@ static COUNT_LINE: Lazy<Regex> = Lazy::new(|| {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// Lines made of what the detectors look for, and of what fools them.
+    fn line() -> impl Strategy<Value = String> {
+        let atoms = prop::sample::select(vec![
+            "a.c",
+            ":",
+            "12",
+            "3",
+            " ",
+            "  ",
+            "\t",
+            "error",
+            "Error",
+            "warning",
+            "fatal",
+            "style",
+            "note",
+            "E1101",
+            "C0103",
+            "[SC2086]",
+            "-->",
+            "src/x.rs",
+            " - ",
+            "error TS2322",
+            "FAILED",
+            "FAIL",
+            "--- FAIL",
+            "not ok",
+            "✕",
+            "×",
+            "1) test ",
+            "rspec ",
+            "Killed process 7",
+            "Out of memory: Kill",
+            "oom-killer",
+            "HTTP/1.1\" ",
+            "503",
+            "status=",
+            "ERROR",
+            "CRITICAL",
+            "level=error",
+            "[error]",
+            "E0123 ",
+            "test result: ",
+            "Tests: ",
+            "passed",
+            "failed",
+            "=====",
+            " in 0.1s",
+            "Found 3 errors",
+            "added 4 packages",
+            "Finished `dev` [",
+            "BUILD SUCCESS",
+            "make: *** ",
+            "Plan: 2 to add",
+            "Caused by: ",
+            "panic: ",
+            "goroutine 1 [running]:",
+            "thread 'x' panicked at a.rs:1:2",
+            "Exception in thread ",
+            "OK",
+            "é",
+            "٣",
+            "\u{212a}",
+            "x",
+            "(",
+            ")",
+        ]);
+        prop::collection::vec(atoms, 0..12).prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+        #[test]
+        fn the_prefilter_never_hides_a_detector(l in line()) {
+            let mut s = Scanner::new();
+            let filtered = s.push(&l);
+            let direct = if l.trim().is_empty() || l.starts_with("Traceback (most recent call last)") || frame_of(&l).is_some() {
+                filtered
+            } else {
+                detector(&l)
+            };
+            prop_assert_eq!(filtered, direct);
+        }
+    }
 
     fn kinds(text: &str) -> Vec<(usize, &'static str)> {
         scan(text.lines()).entries.iter().map(|e| (e.line, e.kind.name())).collect()

@@ -1,26 +1,42 @@
 //! Text outputs: tool-aware summaries and the generic treatment (SPEC §6).
 //!
-//! The hint's command picks a [`Filter`] from the registry (tool + subcommand,
-//! after wrappers such as `npx` or `python -m`). A filter that finds its
-//! anchors writes a summary; one that does not declines, and the text gets
-//! the generic folding (`generic`). Status comes from the exit code only: a
-//! non-zero code is stated as `exit N`, never guessed from the text.
+//! Every text is cleaned first (`clean`) and its signal lines marked
+//! (`ledger`). Then candidates, safest last: the hint's command picks a
+//! [`Filter`] (`filters/`); the generic treatment (`generic`: documents
+//! whole, logs folded and summarised); the cleaned text whole. The guard
+//! (`guard`) has the last word over each: the first candidate that keeps
+//! every signal line (or counts it with the command that shows it) is the
+//! answer. Status comes from the exit code only: a non-zero code is stated
+//! as `exit N`, never guessed from the text.
 
+mod blocks;
 mod clean;
 mod command;
+mod condense;
 pub mod filters;
 mod generic;
+pub mod guard;
+mod kind;
 pub mod ledger;
+mod summary;
+
+use aho_corasick::AhoCorasick;
 
 use crate::auditor::Shape;
 use crate::pipeline::{Hint, Rendered, Settings};
 
 pub use command::Invocation;
 pub use filters::Filter;
-use filters::{filter_for, python};
+use filters::filter_for;
 
 /// Below this many chars an output is left exactly as it is.
 pub const TINY: usize = 100;
+
+/// The cleaning every text path starts with (ANSI, `\r` redraws, trailing
+/// blanks); line numbers stay those of the input. For the budgeted view.
+pub fn cleaned(text: &str) -> String {
+    clean::clean(text)
+}
 
 /// Whether a tool-aware filter wants this command's stdout buffered (the
 /// shim streams everything else straight through).
@@ -28,39 +44,74 @@ pub fn claims(command: &[String]) -> bool {
     filter_for(command).is_some()
 }
 
-/// A summary of `text` for an agent, or `None` to pass it through. Without a
-/// hint (plain `tokensieve < file`) text passes through untouched.
+/// A rendering of `text` for an agent, or `None` to pass it through as it
+/// is. Without a hint (plain `tokensieve < file`) text passes through
+/// untouched.
 pub fn render(text: &str, hint: Option<&Hint>, settings: &Settings) -> Option<Rendered> {
     let hint = hint?;
     if text.len() < TINY {
         return None;
     }
     let cleaned = clean::clean(text);
+    let lines: Vec<&str> = cleaned.split('\n').collect();
+    let ledger = ledger::scan(lines.iter().copied());
+    let src = guard::Source {
+        raw: guard::raw_lines(text),
+        cleaned: lines,
+        ledger: &ledger,
+        id: settings.raw_id.as_deref(),
+    };
     let large = text.len() > settings.text_threshold;
+    let note = if large { settings.raw_note.as_deref() } else { None };
+    let exit = hint.exit_code;
+
     if let Some((inv, filter)) = filter_for(&hint.command)
-        && let Some(body) = filter.summarize(&inv, &cleaned, hint.exit_code)
+        && let Some(body) = filter.summarize(&inv, &cleaned, &src)
     {
-        let note = if large { settings.raw_note.as_deref() } else { None };
-        let body = if text.len() > 2 * settings.text_threshold { cap(body, text.len(), note) } else { body };
-        return Some(Rendered {
-            text: finish(body, hint.exit_code, note),
-            shape: Shape::Text(filter.name().into()),
-        });
+        // dense output (hundreds of findings): families condensed, then the cap
+        let dense = text.len() > 2 * settings.text_threshold && body.len() * 2 > text.len();
+        let body = if dense {
+            let body = condense::condense(&body, &src).unwrap_or(body);
+            cap(body, text.len(), note, &src)
+        } else {
+            body
+        };
+        let out = finish(body, exit, note);
+        match guard::check(&out, &src) {
+            Ok(()) => return Some(Rendered { text: out, shape: Shape::Text(filter.name().into()) }),
+            Err(b) => {
+                debug(&format!("text:{} {}; trying the generic rendering", filter.name(), b.describe(&src)))
+            }
+        }
     }
-    // any tool can die with a Python traceback (aws, gcloud, scripts run as
-    // `./x.py`): below the threshold it gets the traceback treatment
-    if !large && let Some(body) = python::traceback(&cleaned) {
-        return Some(Rendered {
-            text: finish(body, hint.exit_code, None),
-            shape: Shape::Text("python".into()),
-        });
+
+    let (body, kind) = generic::render(&src, settings);
+    let (name, note) = match kind {
+        kind::Kind::Document => ("document", None),
+        kind::Kind::Log => ("generic", note),
+    };
+    let out = finish(body, exit, note);
+    match guard::check(&out, &src) {
+        Ok(()) => return whole_or(text, out, name),
+        Err(b) => debug(&format!("text:generic {}; delivering the cleaned text whole", b.describe(&src))),
     }
-    let mut text = generic::render(&cleaned, hint.exit_code, settings)?;
-    // The receipt follows on stderr: in a terminal it must start its own line.
-    if !text.ends_with('\n') {
-        text.push('\n');
+    whole_or(text, finish(cleaned.clone(), exit, None), "clean")
+}
+
+/// `out`, unless it is the raw text itself (plus a newline): then `None`,
+/// the raw bytes pass through.
+fn whole_or(raw: &str, out: String, name: &str) -> Option<Rendered> {
+    if out.trim_end_matches('\n') == raw.trim_end_matches('\n') {
+        return None;
     }
-    Some(Rendered { text, shape: Shape::Text("generic".into()) })
+    Some(Rendered { text: out, shape: Shape::Text(name.into()) })
+}
+
+/// With `TOKENSIEVE_DEBUG` set: one line on stderr about a decision.
+fn debug(what: &str) {
+    if crate::handoff::debug() {
+        eprintln!("tokensieve: {what}");
+    }
 }
 
 /// A large output whose summary is still more than half of it (in chars) is
@@ -68,9 +119,10 @@ pub fn render(text: &str, hint: Option<&Hint>, settings: &Settings) -> Option<Re
 /// counted, structural headings (files of a diff) are listed.
 const MAX_SHARE: f64 = 0.45;
 
-/// The last resort for signal-dense output (thousands of findings, a diff of
-/// many small edits): keep the summary's head and tail within the budget.
-fn cap(body: String, raw_len: usize, raw_note: Option<&str>) -> String {
+/// The last resort for dense summaries (thousands of findings, a diff of
+/// many small edits): keep the summary's head and tail within the budget;
+/// from the middle, only lines that hold a signal line of the raw output.
+fn cap(body: String, raw_len: usize, raw_note: Option<&str>, src: &guard::Source) -> String {
     let budget = (raw_len as f64 * MAX_SHARE) as usize;
     if body.len() * 2 <= raw_len {
         return body;
@@ -89,7 +141,14 @@ fn cap(body: String, raw_len: usize, raw_note: Option<&str>) -> String {
         tail -= 1;
         used += lines[tail].len() + 1;
     }
+    let signal = signal_finder(src);
     let middle = &lines[head..tail];
+    // signal lines, and our lines that count some with the command showing them
+    let kept: Vec<&str> = middle
+        .iter()
+        .copied()
+        .filter(|l| signal.as_ref().is_some_and(|s| s.is_match(l)) || guard::counts(l))
+        .collect();
     let headings: Vec<&str> = middle
         .iter()
         .copied()
@@ -98,7 +157,19 @@ fn cap(body: String, raw_len: usize, raw_note: Option<&str>) -> String {
         .collect();
     let mut out: Vec<String> = lines[..head].iter().map(|l| l.to_string()).collect();
     let whence = raw_note.map_or("see the raw output".to_string(), |n| n.trim().to_string());
-    out.push(format!("… {} lines of this summary cut to stay short ({whence})", middle.len()));
+    let cut = middle.len() - kept.len();
+    if cut == 0 {
+        return body;
+    }
+    if kept.is_empty() {
+        out.push(format!("… {cut} lines of this summary cut to stay short ({whence})"));
+    } else {
+        out.push(format!(
+            "… {cut} lines of this summary cut to stay short, its {} signal lines kept ({whence}):",
+            kept.len()
+        ));
+        out.extend(kept.iter().map(|l| l.to_string()));
+    }
     // worth listing only when they are a small part of what was cut
     if !headings.is_empty() && headings.len() * 3 <= middle.len() {
         out.push("cut sections:".into());
@@ -106,6 +177,24 @@ fn cap(body: String, raw_len: usize, raw_note: Option<&str>) -> String {
     }
     out.extend(lines[tail..].iter().map(|l| l.to_string()));
     out.join("\n") + "\n"
+}
+
+/// Finds the raw output's signal lines (trimmed) inside lines of a rendering.
+fn signal_finder(src: &guard::Source) -> Option<AhoCorasick> {
+    let mut needles: Vec<&str> = src
+        .ledger
+        .entries
+        .iter()
+        .filter_map(|e| src.cleaned.get(e.line))
+        .map(|l| l.trim())
+        .filter(|l| !l.is_empty())
+        .collect();
+    needles.sort_unstable();
+    needles.dedup();
+    if needles.is_empty() {
+        return None;
+    }
+    AhoCorasick::new(needles).ok()
 }
 
 /// Appends the status line and, for large outputs, where the raw bytes are.
@@ -170,28 +259,40 @@ mod tests {
         assert_eq!(finish("body\n".into(), 0, Some("raw: abc")), "body\nraw: abc\n");
     }
 
-    #[test]
-    fn dense_summaries_are_capped_with_head_and_tail() {
-        let body: String =
-            (0..400).map(|i| format!("src/f{i}.rs:{i}:1: error: thing {i} is wrong\n")).collect();
-        let raw_len = body.len() + 100;
-        let out = cap(body.clone(), raw_len, Some("raw: abc"));
-        assert!(out.len() as f64 <= raw_len as f64 * MAX_SHARE + 200.0, "{}", out.len());
-        assert!(out.starts_with("src/f0.rs:0:1: error"));
-        assert!(out.ends_with("src/f399.rs:399:1: error: thing 399 is wrong\n"));
-        assert!(out.contains("lines of this summary cut to stay short (raw: abc)"));
-        let half: String = "x\n".repeat(10);
-        assert_eq!(cap(half.clone(), 40, None), half);
-        let small = "a\nb\n".to_string();
-        assert_eq!(cap(small.clone(), 1000, None), small);
+    /// A guard source over `raw` (already clean), stored as `abc123`.
+    fn with_source<T>(raw: &str, f: impl FnOnce(&guard::Source) -> T) -> T {
+        let lines: Vec<&str> = raw.split('\n').collect();
+        let ledger = ledger::scan(lines.iter().copied());
+        let src =
+            guard::Source { raw: guard::raw_lines(raw), cleaned: lines, ledger: &ledger, id: Some("abc123") };
+        f(&src)
     }
 
     #[test]
-    fn a_traceback_from_any_tool_loses_its_carets() {
+    fn dense_summaries_are_capped_with_head_and_tail_and_signal() {
+        let body: String = (0..400).map(|i| format!("src/f{i}.rs:{i}:1: thing {i} is odd\n")).collect();
+        let raw = body.replace("src/f200.rs:200:1: thing", "src/f200.rs:200:1: error: thing");
+        let raw_len = raw.len() + 100;
+        let out = with_source(&raw, |src| cap(raw.clone(), raw_len, Some("raw: abc"), src));
+        assert!(out.len() as f64 <= raw_len as f64 * MAX_SHARE + 200.0, "{}", out.len());
+        assert!(out.starts_with("src/f0.rs:0:1: thing"));
+        assert!(out.ends_with("src/f399.rs:399:1: thing 399 is odd\n"));
+        assert!(
+            out.contains("lines of this summary cut to stay short, its 1 signal lines kept (raw: abc):\nsrc/f200.rs:200:1: error: thing 200 is odd\n"),
+            "{out}"
+        );
+        let half: String = "x\n".repeat(10);
+        assert_eq!(with_source(&half, |src| cap(half.clone(), 40, None, src)), half);
+        let small = "a\nb\n".to_string();
+        assert_eq!(with_source(&small, |src| cap(small.clone(), 1000, None, src)), small);
+    }
+
+    #[test]
+    fn a_traceback_from_any_tool_folds_library_frames() {
         let hint = Hint { command: words("aws s3 ls"), exit_code: 255 };
         let text = "Traceback (most recent call last):\n  File \"/usr/lib/python3/dist-packages/awscli/clidriver.py\", line 9, in main\n    return run()\n           ^^^^^\nKeyError: 'region'\n";
         let r = render(text, Some(&hint), &Settings::default()).unwrap();
-        assert_eq!(r.shape, Shape::Text("python".into()));
+        assert_eq!(r.shape, Shape::Text("generic".into()));
         assert_eq!(
             r.text,
             "Traceback (most recent call last):\n  … 1 library frames\nKeyError: 'region'\nexit 255\n"
@@ -230,7 +331,7 @@ mod real_outputs {
         let r = run("cargo test", 101, local!("cargo-test-real"));
         assert_eq!(r.shape, Shape::Text("cargo".into()));
         assert!(!r.text.contains("/rustc/") && !r.text.contains("test generated_"), "{}", r.text);
-        assert!(r.text.contains("at ledger::tests::total_of_two src/lib.rs:21:9"), "{}", r.text);
+        assert!(r.text.contains("4: ledger::tests::total_of_two at ./src/lib.rs:21:9"), "{}", r.text);
         assert!(r.text.contains("src/lib.rs: test result: FAILED. 1 passed; 2 failed"), "{}", r.text);
     }
 
@@ -333,9 +434,10 @@ mod robustness {
             ];
             for piece in &pieces {
                 for f in filters::FILTERS {
-                    let _ = f.summarize(&inv, piece, 1);
+                    let _ = f.summarize(&inv, piece, &guard::Owned::new(piece).src());
                 }
-                let _ = generic::render(piece, 1, &Settings { text_threshold: 500, ..Settings::default() });
+                let hint = Hint { command: vec!["tool".into()], exit_code: 1 };
+                let _ = render(piece, Some(&hint), &Settings { text_threshold: 500, ..Settings::default() });
             }
         }
     }

@@ -3,6 +3,8 @@
 //! small real tool scripts after it, and TOKENSIEVE_HOME inside the temp dir.
 #![allow(dead_code)]
 
+pub mod aws;
+
 use std::ffi::OsString;
 use std::fs;
 use std::os::unix::fs::{PermissionsExt, symlink};
@@ -17,7 +19,8 @@ pub const BIN: &str = env!("CARGO_BIN_EXE_tokensieve");
 /// Variables that would change the policy if the test runner had them:
 /// the agent markers (the policy's own list) and ours.
 fn policy_vars() -> impl Iterator<Item = &'static str> {
-    let ours = ["TOKENSIEVE", "TOKENSIEVE_DEPTH", "TOKENSIEVE_SHIMS", "TOKENSIEVE_DEBUG"];
+    let ours =
+        ["TOKENSIEVE", "TOKENSIEVE_DEPTH", "TOKENSIEVE_SHIMS", "TOKENSIEVE_DEBUG", "TOKENSIEVE_RECEIPT"];
     policy::AGENT_MARKERS.iter().copied().chain([policy::CURSOR_ROLE]).chain(ours)
 }
 
@@ -81,10 +84,12 @@ impl Sandbox {
         cmd
     }
 
-    /// Same, as an agent would run it.
+    /// Same, as an agent would run it. The receipt is the long form, whose
+    /// fields the tests read (`short_receipts` in tests/shim.rs checks what
+    /// an agent gets by default).
     pub fn agent(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
         let mut cmd = self.cmd(program);
-        cmd.env("CLAUDECODE", "1");
+        cmd.env("CLAUDECODE", "1").env("TOKENSIEVE_RECEIPT", "long");
         cmd
     }
 
@@ -100,9 +105,24 @@ impl Sandbox {
     }
 }
 
-/// The receipt line on stderr, if any.
+/// The receipt line on stderr, if any: the long form a person reads, or
+/// the short one an agent reads (`[tokensieve 728→238 tok · raw 9439d8b8]`).
 pub fn receipt(stderr: &[u8]) -> Option<String> {
-    String::from_utf8_lossy(stderr).lines().find(|l| l.starts_with("[TokenSieve]")).map(str::to_owned)
+    String::from_utf8_lossy(stderr)
+        .lines()
+        .find(|l| l.starts_with("[TokenSieve]") || l.starts_with("[tokensieve "))
+        .map(str::to_owned)
+}
+
+/// One field of the receipt on `stderr` (`raw`, `Shape`, `Original`...),
+/// as written after `NAME: `.
+pub fn receipt_field(stderr: &str, name: &str) -> Option<String> {
+    let line = receipt(stderr.as_bytes())?;
+    let prefix = format!("{name}: ");
+    line.trim_start_matches("[TokenSieve] ")
+        .split(" | ")
+        .find_map(|f| f.strip_prefix(&prefix))
+        .map(str::to_owned)
 }
 
 /// Runs with a deadline (a looping shim must fail the test, not hang it).

@@ -3,68 +3,11 @@
 //! its bin folder as TOKENSIEVE_TEST_AWS_VENV. (A module of tests/shim.rs so
 //! its slow Python start-ups overlap with the other shim tests.)
 
-use std::net::{TcpListener, TcpStream};
-use std::path::PathBuf;
-use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Output};
+use std::time::Duration;
 
+use super::common::aws::{Moto, venv, with_aws_env};
 use super::common::{Sandbox, output_within, receipt};
-
-fn venv() -> Option<PathBuf> {
-    match std::env::var_os("TOKENSIEVE_TEST_AWS_VENV") {
-        Some(v) if !v.is_empty() => Some(PathBuf::from(v)),
-        _ if std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false") => {
-            panic!("TOKENSIEVE_TEST_AWS_VENV is not set in CI: run the tests through scripts/test.sh")
-        }
-        _ => {
-            eprintln!(
-                "note: TOKENSIEVE_TEST_AWS_VENV unset, real-AWS-CLI test skipped (scripts/test.sh sets it)"
-            );
-            None
-        }
-    }
-}
-
-/// A moto server on a free local port, stopped by pid when dropped.
-struct Moto {
-    child: Child,
-    endpoint: String,
-}
-
-impl Moto {
-    fn start(venv: &std::path::Path) -> Moto {
-        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let child = Command::new(venv.join("moto_server"))
-            .args(["-H", "127.0.0.1", "-p", &port.to_string()])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("moto_server starts");
-        let moto = Moto { child, endpoint: format!("http://127.0.0.1:{port}") };
-        let start = Instant::now();
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(start.elapsed() < Duration::from_secs(60), "moto_server did not listen on {port}");
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        moto
-    }
-}
-
-impl Drop for Moto {
-    fn drop(&mut self) {
-        // SAFETY: signalling the server process we started, by its pid.
-        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
-        let _ = self.child.wait();
-    }
-}
-
-fn with_aws_env(cmd: &mut Command, sb: &Sandbox) {
-    cmd.env("AWS_ACCESS_KEY_ID", "testing")
-        .env("AWS_SECRET_ACCESS_KEY", "testing")
-        .env("AWS_DEFAULT_REGION", "us-east-1")
-        .env("AWS_CONFIG_FILE", sb.path("aws-config"))
-        .env("AWS_SHARED_CREDENTIALS_FILE", sb.path("aws-credentials"));
-}
 
 fn run(mut cmd: Command, sb: &Sandbox) -> Output {
     with_aws_env(&mut cmd, sb);

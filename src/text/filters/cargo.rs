@@ -1,8 +1,9 @@
 //! cargo build/check/clippy/test/run: rustc diagnostics compacted to header,
-//! `path:line:col: labels`, notes and helps (code frames, std locations and
+//! `--> path:line:col: labels`, notes and helps (code frames, std locations and
 //! suggestion diffs dropped); dependency compile lines counted; libtest
 //! output reduced to failing tests, their panics (message, left/right, user
-//! frames) and every `test result:` line, named by its test target.
+//! frames as `N: function at path:line:col`) and every `test result:` line,
+//! named by its test target.
 
 use std::collections::{HashMap, HashSet};
 
@@ -11,6 +12,7 @@ use regex::Regex;
 
 use super::{Filter, Invocation};
 use crate::text::clean::is_library_path;
+use crate::text::guard::Source;
 
 pub struct Cargo;
 
@@ -62,7 +64,7 @@ impl Filter for Cargo {
             )
     }
 
-    fn summarize(&self, _inv: &Invocation, text: &str, _exit: i32) -> Option<String> {
+    fn summarize(&self, _inv: &Invocation, text: &str, _src: &Source) -> Option<String> {
         summarize(text)
     }
 }
@@ -224,7 +226,8 @@ pub fn diagnostic(lines: &[&str], start: usize, out: &mut Vec<String>) -> usize 
             if is_library_path(path) {
                 loc_at = None;
             } else {
-                out.push(path.to_string());
+                // quoted as printed (` --> src/a.rs:4:27`), the code frame's labels after it
+                out.push(line.to_string());
                 loc_at = Some(out.len() - 1);
                 labelled = false;
             }
@@ -285,17 +288,14 @@ fn failures(lines: &[&str], start: usize, out: &mut Vec<String>) -> usize {
             || t.starts_with("note: Some details are omitted")
             || t.starts_with("note: run with `RUST_BACKTRACE=1`")
         {
-        } else if let Some(c) = FRAME.captures(line)
-            && line.starts_with("  ")
-        {
-            pending_frame = Some(c[1].to_string());
+        } else if FRAME.is_match(line) && line.starts_with("  ") {
+            pending_frame = Some(line.trim().to_string());
         } else if let Some(c) = FRAME_AT.captures(line) {
             let at = c[1].trim();
-            if let Some(func) = pending_frame.take()
+            if let Some(frame) = pending_frame.take()
                 && !is_library_path(at)
-                && !func.contains("{{closure}}")
             {
-                out.push(format!("  at {func} {}", at.trim_start_matches("./")));
+                out.push(format!("  {frame} {}", line.trim()));
             }
         } else {
             out.push(line.to_string());
@@ -315,7 +315,7 @@ mod tests {
         let out = summarize(text).unwrap();
         assert_eq!(
             out,
-            "error[E0308]: mismatched types\nsrc/lib.rs:4:27: expected `u32`, found `i64`\nerror: could not compile `k` (lib) due to 1 previous error\n"
+            "error[E0308]: mismatched types\n --> src/lib.rs:4:27: expected `u32`, found `i64`\nerror: could not compile `k` (lib) due to 1 previous error\n"
         );
     }
 
@@ -332,7 +332,7 @@ mod tests {
         let text = "warning: missing backticks\n --> src/a.rs:1:2\n  |\nhelp: try\n\nwarning: missing backticks\n --> src/b.rs:3:4\n  |\nhelp: try\n\n";
         assert_eq!(
             summarize(text).unwrap(),
-            "warning: missing backticks (×2)\nsrc/a.rs:1:2\nhelp: try\nsrc/b.rs:3:4\n"
+            "warning: missing backticks (×2)\n --> src/a.rs:1:2\nhelp: try\n --> src/b.rs:3:4\n"
         );
     }
 

@@ -1,6 +1,11 @@
 //! make and C/C++ compilers (gcc, g++, clang, cc, cmake --build, ninja):
-//! every `path:line:col: error|warning|note:` diagnostic, its `In function`
-//! context, linker errors and make's `***` lines stay; code frames and caret
+//! every `path:line:col: error|warning:` diagnostic (wherever it points),
+//! its `In function` context, the first line of an instantiation chain and
+//! its `required from` steps in the user's code, the user's own notes,
+//! linker errors and make's `***` lines stay, as printed. Notes and
+//! `required from` steps inside system headers fold to one count per run
+//! (an overload error's ~60 `note: candidate` lines are noise next to the
+//! next `error:`); `In file included from` context, code frames and caret
 //! lines go; compiler command lines and `[ 45%] Building ...` progress are
 //! counted, not shown; `Entering/Leaving directory` lines go.
 
@@ -8,13 +13,22 @@ use once_cell::sync::Lazy;
 use regex::Regex;
 
 use super::{Filter, Invocation};
-use crate::text::clean::tidy;
+use crate::text::clean::{is_library_path, tidy};
+use crate::text::guard::Source;
 
 pub struct Cc;
 
 static DIAG: Lazy<Regex> = Lazy::new(|| {
-    Regex::new(r"^\S.*?:\d+(?::\d+)?: (?:fatal error|error|warning|note|Error|undefined reference)").unwrap()
+    Regex::new(r"^\S.*?:\d+(?::\d+)?: (?:fatal error|error|warning|Error|undefined reference)").unwrap()
 });
+/// A note or an instantiation step: `path:l:c: note: …`, `path:l:c:   required from …`.
+static NOTE: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"^(\S.*?):\d+(?::\d+)?: +(?:note:|required from|required by|in (?:expansion|definition) of)")
+        .unwrap()
+});
+/// `In file included from a.h:3,` and its `                 from b.c:1:` lines.
+static INCLUDED: Lazy<Regex> =
+    Lazy::new(|| Regex::new(r"^(?:In file included from |\s+from )\S+:\d+[:,]$").unwrap());
 static FRAME: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\s*\d*\s*\|").unwrap());
 static MAKE: Lazy<Regex> = Lazy::new(|| Regex::new(r"^g?make(?:\[\d+\])?: ").unwrap());
 static PROGRESS: Lazy<Regex> = Lazy::new(|| {
@@ -36,17 +50,39 @@ impl Filter for Cc {
             || (inv.tool == "cmake" && inv.has_flag("--build"))
     }
 
-    fn summarize(&self, _inv: &Invocation, text: &str, _exit: i32) -> Option<String> {
+    fn summarize(&self, _inv: &Invocation, text: &str, _src: &Source) -> Option<String> {
         let mut out = Vec::new();
         let mut anchored = false;
         let mut commands = 0usize;
+        let mut system_notes = 0usize;
         for line in text.lines() {
             let first = line.split_whitespace().next().unwrap_or("");
             let first = first.rsplit('/').next().unwrap_or(first);
             let first = first.trim_start_matches("x86_64-linux-gnu-");
+            if let Some(c) = NOTE.captures(line) {
+                anchored = true;
+                if is_library_path(&c[1]) {
+                    system_notes += 1;
+                } else {
+                    flush_notes(&mut system_notes, &mut out);
+                    out.push(line.to_string());
+                }
+                continue;
+            }
+            if INCLUDED.is_match(line) {
+                anchored = true;
+                continue;
+            }
+            if !FRAME.is_match(line) && !line.trim().is_empty() {
+                flush_notes(&mut system_notes, &mut out);
+            }
             if DIAG.is_match(line)
                 || line.contains(": In function")
-                || line.starts_with("In file included from")
+                || line.contains(": In member function")
+                || line.contains(": In instantiation of")
+                || line.contains(": In constructor")
+                || line.contains(": In destructor")
+                || line.contains(": At global scope")
             {
                 anchored = true;
                 out.push(line.to_string());
@@ -68,10 +104,19 @@ impl Filter for Cc {
         if !anchored {
             return None;
         }
+        flush_notes(&mut system_notes, &mut out);
         if commands > 0 {
             out.push(format!("({commands} compile/link steps not shown)"));
         }
         Some(tidy(&out))
+    }
+}
+
+/// A run of notes inside system headers becomes one count line where it stood.
+fn flush_notes(n: &mut usize, out: &mut Vec<String>) {
+    if *n > 0 {
+        out.push(format!("  (… {n} notes from system headers)"));
+        *n = 0;
     }
 }
 
@@ -84,7 +129,7 @@ mod tests {
         let text = "gcc -c a.c -o a.o\na.c: In function ‘f’:\na.c:3:5: error: expected ‘;’ before ‘}’ token\n    3 |     return 0\n      |             ^\nmake: *** [Makefile:2: a.o] Error 1\n";
         let inv = Invocation::parse(&["make".to_string()]).unwrap();
         assert_eq!(
-            Cc.summarize(&inv, text, 2).unwrap(),
+            Cc.summarize(&inv, text, &crate::text::guard::Owned::new(text).src()).unwrap(),
             "a.c: In function ‘f’:\na.c:3:5: error: expected ‘;’ before ‘}’ token\nmake: *** [Makefile:2: a.o] Error 1\n(1 compile/link steps not shown)\n"
         );
     }

@@ -12,6 +12,7 @@ use regex::Regex;
 use super::kubectl::parse_table;
 use super::{Filter, Invocation};
 use crate::text::clean::tidy;
+use crate::text::guard::Source;
 
 pub struct Docker;
 
@@ -36,7 +37,7 @@ impl Filter for Docker {
             && !inv.args.iter().any(|a| a.starts_with("--format") || a == "-q" || a == "--quiet")
     }
 
-    fn summarize(&self, inv: &Invocation, text: &str, _exit: i32) -> Option<String> {
+    fn summarize(&self, inv: &Invocation, text: &str, _src: &Source) -> Option<String> {
         if inv.args.iter().any(|a| a == "build") { build(text) } else { table(text) }
     }
 }

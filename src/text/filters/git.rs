@@ -19,6 +19,7 @@ use regex::Regex;
 
 use super::{Filter, Invocation};
 use crate::text::clean::tidy;
+use crate::text::guard::Source;
 
 pub struct Status;
 pub struct Diff;
@@ -52,7 +53,7 @@ impl Filter for Status {
         inv.tool == "git" && inv.sub() == "status"
     }
 
-    fn summarize(&self, _inv: &Invocation, text: &str, _exit: i32) -> Option<String> {
+    fn summarize(&self, _inv: &Invocation, text: &str, _src: &Source) -> Option<String> {
         if !text.lines().any(|l| {
             l.starts_with("On branch ")
                 || l.starts_with("HEAD detached")
@@ -89,7 +90,7 @@ impl Filter for Diff {
         inv.tool == "git" && matches!(inv.sub(), "diff" | "show")
     }
 
-    fn summarize(&self, _inv: &Invocation, text: &str, _exit: i32) -> Option<String> {
+    fn summarize(&self, _inv: &Invocation, text: &str, _src: &Source) -> Option<String> {
         diff(text)
     }
 }
@@ -244,7 +245,7 @@ impl Filter for Log {
         inv.tool == "git" && inv.sub() == "log"
     }
 
-    fn summarize(&self, _inv: &Invocation, text: &str, _exit: i32) -> Option<String> {
+    fn summarize(&self, _inv: &Invocation, text: &str, _src: &Source) -> Option<String> {
         // `git log -p`: commit headers and messages stay, the patches are cut like a diff
         if text.lines().any(|l| l.starts_with("diff --git ")) {
             return diff(text);
@@ -381,7 +382,7 @@ impl Filter for Sync {
         inv.tool == "git" && matches!(inv.sub(), "push" | "pull" | "fetch" | "clone")
     }
 
-    fn summarize(&self, _inv: &Invocation, text: &str, _exit: i32) -> Option<String> {
+    fn summarize(&self, _inv: &Invocation, text: &str, _src: &Source) -> Option<String> {
         let mut out = Vec::new();
         let mut dropped = 0usize;
         for line in text.lines() {
@@ -410,7 +411,8 @@ mod tests {
     #[test]
     fn status_drops_hints_keeps_paths() {
         let text = "On branch main\nChanges to be committed:\n  (use \"git restore --staged <file>...\" to unstage)\n\tmodified:   README.md\n\nno changes added to commit (use \"git add\" and/or \"git commit -a\")\n";
-        let out = Status.summarize(&inv("git status"), text, 0).unwrap();
+        let out =
+            Status.summarize(&inv("git status"), text, &crate::text::guard::Owned::new(text).src()).unwrap();
         assert_eq!(
             out,
             "On branch main\nChanges to be committed:\n modified:   README.md\n\nno changes added to commit\n"
@@ -460,7 +462,8 @@ mod tests {
     #[test]
     fn push_keeps_refs_drops_progress() {
         let text = "Enumerating objects: 5, done.\nCounting objects: 100% (5/5), done.\nWriting objects: 100% (3/3), 300 bytes | 300.00 KiB/s, done.\nTotal 3 (delta 1), reused 0 (delta 0)\nTo github.com:o/r.git\n   abc..def  main -> main\n";
-        let out = Sync.summarize(&inv("git push"), text, 0).unwrap();
+        let out =
+            Sync.summarize(&inv("git push"), text, &crate::text::guard::Owned::new(text).src()).unwrap();
         assert_eq!(
             out,
             "Writing objects: 100% (3/3), 300 bytes | 300.00 KiB/s, done.\nTotal 3 (delta 1), reused 0 (delta 0)\nTo github.com:o/r.git\n   abc..def  main -> main\n"

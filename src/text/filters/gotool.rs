@@ -1,6 +1,7 @@
 //! go build/vet/test: compiler and vet findings kept as they are (they are
 //! already `path:line:col: message`); `go test` keeps failing tests with their
-//! messages, panics with user frames only (runtime/testing frames dropped),
+//! messages, panics with user frames only (function and `path:line +0x..`
+//! lines as printed; runtime/testing frames counted),
 //! top-level passes, and the per-package `ok`/`FAIL` lines; `=== RUN` lines,
 //! subtest passes and passing tests' logs go.
 
@@ -9,6 +10,7 @@ use regex::Regex;
 
 use super::{Filter, Invocation};
 use crate::text::clean::{is_library_path, tidy};
+use crate::text::guard::Source;
 
 pub struct Go;
 
@@ -28,7 +30,7 @@ impl Filter for Go {
         inv.tool == "go" && matches!(inv.sub(), "build" | "vet" | "test" | "install" | "generate")
     }
 
-    fn summarize(&self, _inv: &Invocation, text: &str, _exit: i32) -> Option<String> {
+    fn summarize(&self, _inv: &Invocation, text: &str, _src: &Source) -> Option<String> {
         summarize(text)
     }
 }
@@ -127,11 +129,11 @@ fn frames(lines: &[&str], start: usize, out: &mut Vec<String>) -> usize {
     while i + 1 < lines.len() {
         let func = lines[i];
         let Some(c) = FRAME_LOC.captures(lines[i + 1]) else { break };
-        let loc = &c[1];
-        if is_library_path(loc) {
+        if is_library_path(&c[1]) {
             hidden += 1;
         } else {
-            out.push(format!("{func} at {loc}"));
+            out.push(func.to_string());
+            out.push(lines[i + 1].to_string());
         }
         i += 2;
     }
@@ -158,7 +160,7 @@ mod tests {
     fn panic_keeps_user_frames() {
         let text = "--- FAIL: TestNil (0.00s)\npanic: boom\n\ngoroutine 7 [running]:\ntesting.tRunner(0x1)\n\t/usr/lib/go-1.19/src/testing/testing.go:1446 +0x10b\nexample.com/a.F(...)\n\t/src/a/a.go:37\nFAIL\texample.com/a\t0.004s\n";
         let out = summarize(text).unwrap();
-        assert!(out.contains("example.com/a.F(...) at /src/a/a.go:37"), "{out}");
+        assert!(out.contains("example.com/a.F(...)\n\t/src/a/a.go:37\n"), "{out}");
         assert!(!out.contains("testing.go"), "{out}");
         assert!(out.contains("(… 1 runtime/testing frames)"));
     }

@@ -9,6 +9,7 @@ use regex::Regex;
 
 use super::{Filter, Invocation};
 use crate::text::clean::{is_library_path, tidy};
+use crate::text::guard::Source;
 
 pub struct JsTest;
 
@@ -41,7 +42,7 @@ impl Filter for JsTest {
                     || inv.args.starts_with(&["run".into(), "test".into()])))
     }
 
-    fn summarize(&self, _inv: &Invocation, text: &str, _exit: i32) -> Option<String> {
+    fn summarize(&self, _inv: &Invocation, text: &str, _src: &Source) -> Option<String> {
         summarize(text)
     }
 }

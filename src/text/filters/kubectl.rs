@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 
 use super::{Filter, Invocation};
+use crate::text::guard::Source;
 
 pub struct Kubectl;
 
@@ -78,7 +79,7 @@ impl Filter for Kubectl {
         inv.is(&["kubectl", "oc"]) && inv.sub() == "get" && table_output(&inv.args)
     }
 
-    fn summarize(&self, _inv: &Invocation, text: &str, _exit: i32) -> Option<String> {
+    fn summarize(&self, _inv: &Invocation, text: &str, _src: &Source) -> Option<String> {
         let lines: Vec<&str> = text.lines().collect();
         let start = lines.iter().position(|l| parse_table(&[l]).is_some())?;
         let table_lines = &lines[start..];
@@ -149,7 +150,7 @@ mod tests {
         }
         text.push_str("db-0      0/1     CrashLoopBackOff   7          1h\n");
         let inv = Invocation::parse(&["kubectl".into(), "get".into(), "pods".into()]).unwrap();
-        let out = Kubectl.summarize(&inv, &text, 0).unwrap();
+        let out = Kubectl.summarize(&inv, &text, &crate::text::guard::Owned::new(&text).src()).unwrap();
         assert!(out.contains("db-0      0/1     CrashLoopBackOff   7          1h"));
         assert!(out.contains("30 Running (ready, no restarts): web-00 web-01"));
         assert_eq!(out.lines().count(), 3);

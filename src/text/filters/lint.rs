@@ -8,6 +8,7 @@ use regex::Regex;
 
 use super::{Filter, Invocation};
 use crate::text::clean::tidy;
+use crate::text::guard::Source;
 
 pub struct Tsc;
 pub struct Eslint;
@@ -25,8 +26,6 @@ static PY_SUMMARY: Lazy<Regex> = Lazy::new(|| {
 });
 static CODE_FRAME: Lazy<Regex> =
     Lazy::new(|| Regex::new(r"^\s*(?:\d+\s*)?[|│]|^\s*[\^~]+\s*$|^\s*\d*\s+[-+] |^\s*\d*\s+[-+]$").unwrap());
-/// mypy's "(checked N source files)": how much was read, not what is wrong.
-static CHECKED: Lazy<Regex> = Lazy::new(|| Regex::new(r" \(checked \d+ source files?\)$").unwrap());
 static WRAPPER: Lazy<Regex> = Lazy::new(|| Regex::new(r"^npm (?:warn|WARN|notice) |^> ").unwrap());
 
 impl Filter for Tsc {
@@ -38,7 +37,7 @@ impl Filter for Tsc {
         inv.is(&["tsc", "vue-tsc"])
     }
 
-    fn summarize(&self, _inv: &Invocation, text: &str, _exit: i32) -> Option<String> {
+    fn summarize(&self, _inv: &Invocation, text: &str, _src: &Source) -> Option<String> {
         // kept besides findings: continuations of a message, related info
         sift(
             text,
@@ -63,7 +62,7 @@ impl Filter for Eslint {
         inv.tool == "eslint"
     }
 
-    fn summarize(&self, _inv: &Invocation, text: &str, _exit: i32) -> Option<String> {
+    fn summarize(&self, _inv: &Invocation, text: &str, _src: &Source) -> Option<String> {
         sift(
             text,
             |l| {
@@ -84,17 +83,14 @@ impl Filter for PyLint {
         inv.is(&["ruff", "mypy", "dmypy", "flake8", "pylint", "pyright", "pyflakes", "pycodestyle"])
     }
 
-    fn summarize(&self, _inv: &Invocation, text: &str, _exit: i32) -> Option<String> {
+    fn summarize(&self, _inv: &Invocation, text: &str, _src: &Source) -> Option<String> {
         // ruff's default "full" format is rustc-shaped: header, ` --> path`, frame
         if text.lines().any(|l| l.trim_start().starts_with("--> ")) {
             return rustc_shaped(text);
         }
         sift(
             text,
-            |l| {
-                (PY_FINDING.is_match(l) || PY_SUMMARY.is_match(l))
-                    .then(|| CHECKED.replace(l, "").into_owned())
-            },
+            |l| (PY_FINDING.is_match(l) || PY_SUMMARY.is_match(l)).then(|| l.to_string()),
             |l| CODE_FRAME.is_match(l) || l.trim().is_empty() || l.starts_with("*****"),
         )
     }
@@ -122,16 +118,16 @@ fn sift(
 }
 
 /// ruff's full format: `CODE message` then ` --> path:l:c`, a code frame and
-/// `help:` lines. Kept as `CODE message` + `path:l:c` + help.
+/// `help:` lines. Kept as `CODE message` + `--> path:l:c` + help.
 fn rustc_shaped(text: &str) -> Option<String> {
     let lines: Vec<&str> = text.lines().collect();
     let mut out = Vec::new();
     let mut anchored = false;
     for (i, line) in lines.iter().enumerate() {
         let t = line.trim_start();
-        if let Some(path) = t.strip_prefix("--> ") {
+        if t.starts_with("--> ") {
             anchored = true;
-            out.push(path.trim().to_string());
+            out.push(t.to_string());
         } else if CODE_FRAME.is_match(line) || line.trim().is_empty() {
         } else if line.starts_with(' ')
             && lines.get(i + 1).is_none_or(|n| !n.trim_start().starts_with("--> "))
@@ -152,7 +148,8 @@ mod tests {
     #[test]
     fn tsc_pretty_drops_frames() {
         let text = "src/a.ts:4:12 - error TS2322: Type 'number' is not assignable to type 'string'.\n\n4   return { id };\n           ~~\n\n  src/b.ts:8:3 - The expected type comes from property 'id'\n    8   id: string;\n        ~~\n\n\nFound 1 error in src/a.ts:4\n";
-        let out = Tsc.summarize(&inv("tsc --pretty"), text, 2).unwrap();
+        let out =
+            Tsc.summarize(&inv("tsc --pretty"), text, &crate::text::guard::Owned::new(text).src()).unwrap();
         assert_eq!(
             out,
             "src/a.ts:4:12 - error TS2322: Type 'number' is not assignable to type 'string'.\n  src/b.ts:8:3 - The expected type comes from property 'id'\nFound 1 error in src/a.ts:4\n"
@@ -162,20 +159,24 @@ mod tests {
     #[test]
     fn mypy_findings_and_summary() {
         let text = "app.py:3: error: Incompatible return value type (got \"int\", expected \"str\")  [return-value]\n    return 1\n           ^\nFound 1 error in 1 file (checked 1 source file)\n";
-        let out = PyLint.summarize(&inv("mypy --pretty app.py"), text, 1).unwrap();
+        let out = PyLint
+            .summarize(&inv("mypy --pretty app.py"), text, &crate::text::guard::Owned::new(text).src())
+            .unwrap();
         assert_eq!(
             out,
-            "app.py:3: error: Incompatible return value type (got \"int\", expected \"str\")  [return-value]\n    return 1\nFound 1 error in 1 file\n"
+            "app.py:3: error: Incompatible return value type (got \"int\", expected \"str\")  [return-value]\n    return 1\nFound 1 error in 1 file (checked 1 source file)\n"
         );
     }
 
     #[test]
     fn ruff_full_format() {
         let text = "F401 [*] `os` imported but unused\n --> app.py:1:8\n  |\n1 | import os\n  |        ^^\n  |\nhelp: Remove unused import: `os`\n\nFound 1 error.\n[*] 1 fixable with the `--fix` option.\n";
-        let out = PyLint.summarize(&inv("ruff check ."), text, 1).unwrap();
+        let out = PyLint
+            .summarize(&inv("ruff check ."), text, &crate::text::guard::Owned::new(text).src())
+            .unwrap();
         assert_eq!(
             out,
-            "F401 [*] `os` imported but unused\napp.py:1:8\nhelp: Remove unused import: `os`\nFound 1 error.\n[*] 1 fixable with the `--fix` option.\n"
+            "F401 [*] `os` imported but unused\n--> app.py:1:8\nhelp: Remove unused import: `os`\nFound 1 error.\n[*] 1 fixable with the `--fix` option.\n"
         );
     }
 }

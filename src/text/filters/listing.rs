@@ -13,6 +13,7 @@ use once_cell::sync::Lazy;
 use regex::Regex;
 
 use super::{Filter, Invocation};
+use crate::text::guard::Source;
 
 pub struct Grep;
 pub struct Find;
@@ -137,7 +138,7 @@ impl Filter for Grep {
         tool && !not_hits
     }
 
-    fn summarize(&self, _inv: &Invocation, text: &str, _exit: i32) -> Option<String> {
+    fn summarize(&self, _inv: &Invocation, text: &str, _src: &Source) -> Option<String> {
         grep(text)
     }
 }
@@ -248,7 +249,7 @@ impl Filter for Find {
             && !inv.args.iter().any(|a| a == "-ls" || a == "-printf" || a == "-exec")
     }
 
-    fn summarize(&self, _inv: &Invocation, text: &str, _exit: i32) -> Option<String> {
+    fn summarize(&self, _inv: &Invocation, text: &str, _src: &Source) -> Option<String> {
         find(text)
     }
 }
@@ -323,7 +324,7 @@ impl Filter for Ls {
         inv.tool == "ls" && (inv.has_short('l') || inv.has_short('R') || inv.has_flag("--recursive"))
     }
 
-    fn summarize(&self, _inv: &Invocation, text: &str, _exit: i32) -> Option<String> {
+    fn summarize(&self, _inv: &Invocation, text: &str, _src: &Source) -> Option<String> {
         ls(text)
     }
 }

@@ -13,9 +13,11 @@ mod jstest;
 mod kubectl;
 mod lint;
 mod listing;
-pub(crate) mod python;
+mod python;
+mod terraform;
 
 pub use crate::text::command::Invocation;
+use crate::text::guard::Source;
 
 /// One tool family's summariser.
 pub trait Filter: Sync {
@@ -24,8 +26,11 @@ pub trait Filter: Sync {
     /// Whether this filter knows the command's output format.
     fn claims(&self, inv: &Invocation) -> bool;
     /// The summary of `text` (already ANSI-free, `\r` redraws resolved), or
-    /// `None` when the expected anchors are missing. The caller adds `exit N`.
-    fn summarize(&self, inv: &Invocation, text: &str, exit_code: i32) -> Option<String>;
+    /// `None` when the expected anchors are missing. `src` has the raw lines,
+    /// the ledger and the stored raw's id, for count lines that give the
+    /// command showing what they count (`guard::count_line`). The caller
+    /// adds `exit N`.
+    fn summarize(&self, inv: &Invocation, text: &str, src: &Source) -> Option<String>;
 }
 
 /// Every tool-aware filter, most specific first.
@@ -43,6 +48,8 @@ pub(crate) static FILTERS: &[&dyn Filter] = &[
     &git::Sync,
     &install::Install,
     &install::NpmLs,
+    &install::Apt,
+    &terraform::Terraform,
     &cc::Cc,
     &docker::Docker,
     &kubectl::Kubectl,

@@ -1,19 +1,16 @@
-//! pytest runs and Python tracebacks.
+//! pytest runs.
 //!
 //! pytest: banner and progress/PASSED lines dropped; each failure keeps its
 //! title, the `>` source line, the `E` lines (assertion values and diffs),
 //! user frames and the `path:line: Error` location; library frames go; the
 //! short summary and the final counts stay.
-//! Tracebacks (any command's captured text, see `text::render`): user frames
-//! `File "...", line N, in f` and their source lines stay, library frames
-//! become a count, caret lines go. Not a registered filter: a script's
-//! traceback goes to stderr, which the shim never buffers.
 
 use once_cell::sync::Lazy;
 use regex::Regex;
 
 use super::{Filter, Invocation};
 use crate::text::clean::{is_library_path, tidy};
+use crate::text::guard::Source;
 
 pub struct Pytest;
 
@@ -33,7 +30,6 @@ static FINAL: Lazy<Regex> = Lazy::new(|| {
     )
     .unwrap()
 });
-static TB_FILE: Lazy<Regex> = Lazy::new(|| Regex::new(r#"^\s*File "([^"]+)", line \d+"#).unwrap());
 static CARETS: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\s*[\^~]+\s*$").unwrap());
 
 const BANNER: &[&str] = &[
@@ -59,7 +55,7 @@ impl Filter for Pytest {
         inv.is(&["pytest", "py.test"])
     }
 
-    fn summarize(&self, _inv: &Invocation, text: &str, _exit: i32) -> Option<String> {
+    fn summarize(&self, _inv: &Invocation, text: &str, _src: &Source) -> Option<String> {
         pytest(text)
     }
 }
@@ -74,21 +70,21 @@ fn pytest(text: &str) -> Option<String> {
         if let Some(c) = SECTION.captures(line) {
             anchored = true;
             section = c[1].to_ascii_lowercase();
-            let name = c[1].to_string();
-            if section.contains(" in ") && FINAL.is_match(&name) || section.starts_with("no tests ran") {
-                out.push(name);
-            } else if ["failures", "errors", "short test summary", "warnings summary"]
-                .iter()
-                .any(|s| section.contains(s))
+            // kept as printed, bars included: agents and their tools match them
+            if section.contains(" in ") && FINAL.is_match(&c[1])
+                || section.starts_with("no tests ran")
+                || ["failures", "errors", "short test summary", "warnings summary"]
+                    .iter()
+                    .any(|s| section.contains(s))
             {
-                out.push(format!("{}:", name));
+                out.push(line.to_string());
             }
             skip_frame_body = false;
             continue;
         }
-        if let Some(inner) = line.strip_prefix("!!!") {
+        if line.starts_with("!!!") {
             anchored = true;
-            out.push(inner.trim_matches(|c| c == '!' || c == ' ').to_string());
+            out.push(line.to_string());
             continue;
         }
         if FINAL.is_match(line) {
@@ -101,8 +97,8 @@ fn pytest(text: &str) -> Option<String> {
             {
                 anchored = true;
                 out.push(line.trim_start_matches("collecting ... ").to_string());
-            } else if let Some(c) = VERBOSE_FAIL.captures(line) {
-                out.push(format!("{} {}", &c[2], &c[1]));
+            } else if VERBOSE_FAIL.is_match(line) {
+                out.push(line.to_string());
             } else if BANNER.iter().any(|b| line.starts_with(b))
                 || PROGRESS.is_match(line)
                 || line.trim().is_empty()
@@ -112,15 +108,15 @@ fn pytest(text: &str) -> Option<String> {
             }
             continue;
         }
-        if let Some(c) = TITLE.captures(line) {
-            out.push(format!("_ {} _", &c[1]));
+        if TITLE.is_match(line) {
+            out.push(line.to_string());
             skip_frame_body = false;
             captured = 0;
             continue;
         }
         if section.contains("failures") || section.contains("errors") {
-            if let Some(c) = SUBSECTION.captures(line) {
-                out.push(format!("-- {}", &c[1]));
+            if SUBSECTION.is_match(line) {
+                out.push(line.to_string());
                 captured = 1;
                 skip_frame_body = false;
                 continue;
@@ -145,7 +141,7 @@ fn pytest(text: &str) -> Option<String> {
             if line == "E" || line.starts_with("E ") {
                 let e = line[1..].trim();
                 if !e.is_empty() && !CARETS.is_match(e) && !E_NOISE.iter().any(|n| e.starts_with(n)) {
-                    out.push(format!("E {e}"));
+                    out.push(line.to_string());
                 }
                 skip_frame_body = false;
                 continue;
@@ -154,8 +150,8 @@ fn pytest(text: &str) -> Option<String> {
                 out.push(line.to_string());
                 continue;
             }
-            if let Some(src) = line.strip_prefix('>') {
-                out.push(format!("> {}", src.trim()));
+            if line.starts_with('>') {
+                out.push(line.to_string());
                 continue;
             }
             if skip_frame_body
@@ -182,64 +178,9 @@ fn pytest(text: &str) -> Option<String> {
     Some(tidy(&out))
 }
 
-/// A run of hidden library frames becomes one count line where it stood.
-fn flush_lib_frames(n: &mut usize, out: &mut Vec<String>) {
-    if *n > 0 {
-        out.push(format!("  … {n} library frames"));
-        *n = 0;
-    }
-}
-
-pub fn traceback(text: &str) -> Option<String> {
-    if !text.contains("Traceback (most recent call last):") {
-        return None;
-    }
-    let lines: Vec<&str> = text.lines().collect();
-    let mut out: Vec<String> = Vec::new();
-    let mut lib_frames = 0usize;
-    let mut i = 0;
-    while i < lines.len() {
-        let line = lines[i];
-        if let Some(c) = TB_FILE.captures(line) {
-            let lib = is_library_path(&c[1]);
-            // the frame's source line, if any, is indented deeper
-            let has_src = lines
-                .get(i + 1)
-                .is_some_and(|n| n.starts_with("    ") && !TB_FILE.is_match(n) && !CARETS.is_match(n));
-            if lib {
-                lib_frames += 1;
-            } else {
-                flush_lib_frames(&mut lib_frames, &mut out);
-                out.push(line.to_string());
-                if has_src {
-                    out.push(lines[i + 1].to_string());
-                }
-            }
-            i += if has_src { 2 } else { 1 };
-            continue;
-        }
-        flush_lib_frames(&mut lib_frames, &mut out);
-        if !CARETS.is_match(line) {
-            out.push(line.to_string());
-        }
-        i += 1;
-    }
-    Some(tidy(&out))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn library_frames_become_a_count() {
-        let text = "Traceback (most recent call last):\n  File \"/app/main.py\", line 3, in <module>\n    run()\n  File \"/usr/lib/python3.11/json/__init__.py\", line 346, in loads\n    return _default_decoder.decode(s)\n           ^^^^^^^^^^^^^^^^^^^^^^^^^^\nValueError: bad\n";
-        let out = traceback(text).unwrap();
-        assert_eq!(
-            out,
-            "Traceback (most recent call last):\n  File \"/app/main.py\", line 3, in <module>\n    run()\n  … 1 library frames\nValueError: bad\n"
-        );
-    }
 
     #[test]
     fn pytest_keeps_failure_facts_and_drops_progress() {
@@ -247,13 +188,12 @@ mod tests {
         let out = pytest(text).unwrap();
         assert_eq!(
             out,
-            "collected 3 items\nFAILURES:\n_ test_b _\n> assert 1 == 2\nE assert 1 == 2\nt/test_a.py:5: AssertionError\nshort test summary info:\nFAILED t/test_a.py::test_b - assert 1 == 2\n1 failed, 2 passed in 0.01s\n"
+            "collected 3 items\n================= FAILURES =================\n___________ test_b ___________\n>       assert 1 == 2\nE       assert 1 == 2\nt/test_a.py:5: AssertionError\n========= short test summary info =========\nFAILED t/test_a.py::test_b - assert 1 == 2\n========= 1 failed, 2 passed in 0.01s =========\n"
         );
     }
 
     #[test]
     fn not_pytest_output_declines() {
         assert!(pytest("hello\nworld\n").is_none());
-        assert!(traceback("all good\n").is_none());
     }
 }

@@ -1,0 +1,114 @@
+//! The budget: how many characters of stdout the agent's harness shows whole
+//! (SPEC §6b). Harnesses cut longer tool output blindly (Claude Code keeps
+//! 30,000 chars and removes the middle); above the budget we print a view
+//! (`crate::view`) instead, which says what it left out and how to get it.
+
+use anyhow::{Result, bail};
+
+use crate::auditor::{self, Encoding};
+
+/// 25,000 chars: Claude Code's default cap (30,000) less room for the
+/// receipt and the tool's own stderr, which the harness counts too.
+pub const DEFAULT: usize = 25_000;
+
+/// Claude Code's default for `BASH_MAX_OUTPUT_LENGTH`; the budget keeps the
+/// same share of any other setting (`DEFAULT / HARNESS_DEFAULT`).
+const HARNESS_DEFAULT: usize = 30_000;
+
+/// Smallest budget that still holds a useful view (its header, an outline
+/// line or two, a few rows).
+pub const MIN: usize = 2_000;
+
+/// The budget from the environment: `TOKENSIEVE_BUDGET=N|off` first, else
+/// `BASH_MAX_OUTPUT_LENGTH` (the harness's own cap) scaled to leave the same
+/// room as the default, else `DEFAULT`. `None`: no budget.
+pub fn from_env() -> Result<Option<usize>> {
+    from_vars(
+        std::env::var("TOKENSIEVE_BUDGET").ok().as_deref(),
+        std::env::var("BASH_MAX_OUTPUT_LENGTH").ok().as_deref(),
+    )
+}
+
+fn from_vars(ours: Option<&str>, harness: Option<&str>) -> Result<Option<usize>> {
+    if let Some(v) = ours.map(str::trim).filter(|v| !v.is_empty()) {
+        if v.eq_ignore_ascii_case("off") {
+            return Ok(None);
+        }
+        let Ok(n) = v.parse::<usize>() else {
+            bail!("TOKENSIEVE_BUDGET must be a number of characters or 'off', got '{v}'")
+        };
+        return Ok(Some(n.max(MIN)));
+    }
+    // The harness's variable is not ours to reject: a value we cannot read
+    // leaves the default.
+    if let Some(n) = harness.and_then(|v| v.trim().parse::<usize>().ok()).filter(|n| *n > 0) {
+        return Ok(Some((n.saturating_mul(DEFAULT) / HARNESS_DEFAULT).max(MIN)));
+    }
+    Ok(Some(DEFAULT))
+}
+
+/// Characters as the budget counts them (Unicode scalar values).
+pub fn chars(text: &str) -> usize {
+    // Bytes bound chars from above: most texts are decided without a count.
+    if text.len() <= 1 || text.is_ascii() { text.len() } else { text.chars().count() }
+}
+
+/// Whether `text` fits `budget` (always, without one).
+pub fn fits(text: &str, budget: Option<usize>) -> bool {
+    budget.is_none_or(|b| text.len() <= b || chars(text) <= b)
+}
+
+/// Tokens the agent would have been shown without us: the raw output, or,
+/// when it is longer than the budget, what a harness keeping `budget` chars
+/// (half from the start, half from the end, as Claude Code cuts) leaves.
+pub fn harness_tokens(enc: Encoding, raw: &[u8], original: usize, budget: Option<usize>) -> usize {
+    let Some(b) = budget else { return original };
+    let text = String::from_utf8_lossy(raw);
+    if fits(&text, Some(b)) {
+        return original;
+    }
+    let head_end = text.char_indices().nth(b / 2).map_or(text.len(), |(i, _)| i);
+    let tail_start = text.char_indices().rev().nth(b - b / 2 - 1).map_or(0, |(i, _)| i);
+    auditor::count(enc, &text[..head_end]) + auditor::count(enc, &text[tail_start.max(head_end)..])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budget_from_the_environment() {
+        assert_eq!(from_vars(None, None).unwrap(), Some(DEFAULT));
+        assert_eq!(from_vars(Some("off"), Some("50000")).unwrap(), None);
+        assert_eq!(from_vars(Some("8000"), Some("50000")).unwrap(), Some(8000));
+        assert_eq!(from_vars(Some("10"), None).unwrap(), Some(MIN));
+        assert!(from_vars(Some("lots"), None).is_err());
+        // The harness's cap, less the same share as the default leaves.
+        assert_eq!(from_vars(None, Some("30000")).unwrap(), Some(25_000));
+        assert_eq!(from_vars(None, Some("150000")).unwrap(), Some(125_000));
+        assert_eq!(from_vars(None, Some("12000")).unwrap(), Some(10_000));
+        assert_eq!(from_vars(None, Some("junk")).unwrap(), Some(DEFAULT));
+        assert_eq!(from_vars(Some(""), Some("12000")).unwrap(), Some(10_000));
+    }
+
+    #[test]
+    fn chars_not_bytes() {
+        assert_eq!(chars("héllo"), 5);
+        assert!(fits("ééé", Some(3)));
+        assert!(!fits("éééé", Some(3)));
+        assert!(fits("anything", None));
+    }
+
+    #[test]
+    fn harness_keeps_head_and_tail_of_a_long_output() {
+        let enc = Encoding::Cl100k;
+        let short = b"a short output";
+        let n = auditor::count_bytes(enc, short);
+        assert_eq!(harness_tokens(enc, short, n, Some(MIN)), n);
+        let long: String = (0..5000).map(|i| format!("line {i}\n")).collect();
+        let n = auditor::count(enc, &long);
+        let cut = harness_tokens(enc, long.as_bytes(), n, Some(2000));
+        assert!(cut < n / 5 && cut > 300, "{cut} of {n}");
+        assert_eq!(harness_tokens(enc, long.as_bytes(), n, None), n);
+    }
+}

@@ -1,0 +1,189 @@
+//! The summary of a log too large to read whole (generic path, above
+//! `settings.text_threshold` once folded):
+//!
+//! - a count line (`N lines, C chars; keyword lines: …`);
+//! - `head:` the first folded items, `tail:` the last ones (a stack trace is
+//!   one item: never cut in two);
+//! - every signal line between them: stack traces whole (library frames
+//!   counted); ledger lines by line number, verbatim — a group of more than
+//!   a few lines of one shape shows its first line, its distinguishing
+//!   values and `(N lines: tokensieve show ID --grep '…')`, the command that
+//!   prints all of them; one line per shape of the other keyword lines;
+//! - the most common line shapes with their counts.
+
+use std::collections::HashMap;
+
+use crate::text::generic::{self, Item, cut, render_item, values_line};
+use crate::text::guard::{self, Source};
+
+const HEAD: usize = 5;
+const TAIL: usize = 10;
+/// At most this many shapes of keyword lines (outside the ledger).
+const MAX_KEYWORD_SHAPES: usize = 40;
+/// A group of at most this many distinct signal lines is shown whole.
+const FEW: usize = 3;
+
+pub fn render(src: &Source, items: &[Item]) -> String {
+    let lines = &src.cleaned;
+    let total_lines = lines.len() - usize::from(lines.last().is_some_and(|l| l.is_empty()));
+    let chars: usize = src.raw.iter().map(|l| l.len() + 1).sum();
+    let weighed = items.iter().flat_map(|item| match item {
+        Item::Run(r) => vec![(lines[r.first()], r.members.len())],
+        Item::Block(b) => (b.start..b.end).map(|i| (lines[i], 1)).collect(),
+    });
+    let mut out = vec![format!(
+        "{total_lines} lines, {chars} chars; keyword lines: {}",
+        generic::keyword_counts(weighed)
+    )];
+
+    let head = items.len().min(HEAD);
+    let tail = items.len().saturating_sub(TAIL).max(head);
+    out.push("head:".into());
+    for item in &items[..head] {
+        render_item(item, lines, &mut out, true, false);
+    }
+
+    let middle = signal_lines(src, &items[head..tail]);
+    if !middle.is_empty() {
+        out.push("signal lines between head and tail:".into());
+        let mut last: Option<usize> = None;
+        for (at, shown) in middle {
+            if last.is_none_or(|l| at > l + 1) {
+                out.push("…".into());
+            }
+            out.extend(shown);
+            last = Some(at);
+        }
+    }
+
+    // What the bulk of the output looks like.
+    let mut shapes: HashMap<&str, (usize, usize)> = HashMap::new();
+    for item in items {
+        if let Item::Run(r) = item
+            && !r.keyword
+            && !r.ledger
+            && !lines[r.first()].trim().is_empty()
+        {
+            shapes.entry(&r.shape).or_insert((0, r.first())).0 += r.members.len();
+        }
+    }
+    let mut common: Vec<(usize, usize)> = shapes.into_values().filter(|(n, _)| *n >= 10).collect();
+    common.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    if !common.is_empty() {
+        out.push("most common lines:".into());
+        for (n, i) in common.into_iter().take(5) {
+            out.push(format!("{n}× {}", cut(lines[i])));
+        }
+    }
+
+    out.push("tail:".into());
+    for (k, item) in items[tail..].iter().enumerate() {
+        // the output's last run shows where it ended
+        render_item(item, lines, &mut out, true, tail + k + 1 == items.len());
+    }
+    let mut text = out.join("\n");
+    text.push('\n');
+    text
+}
+
+/// The signal lines of `middle`, each with the line it starts at (sorted).
+fn signal_lines(src: &Source, middle: &[Item]) -> Vec<(usize, Vec<String>)> {
+    let lines = &src.cleaned;
+    let mut shown: Vec<(usize, Vec<String>)> = Vec::new();
+
+    // stack traces, whole; a repeat of one already shown says so
+    let mut traces: HashMap<Vec<String>, usize> = HashMap::new();
+    for item in middle {
+        if let Item::Block(b) = item {
+            let body = b.render(lines);
+            if let Some(first) = traces.get(&body) {
+                shown.push((b.start, vec![format!("L{}: same trace as L{}", b.start + 1, first + 1)]));
+                continue;
+            }
+            traces.insert(body.clone(), b.start);
+            let mut body = body;
+            body[0] = format!("L{}: {}", b.start + 1, body[0]);
+            shown.push((b.start, body));
+        }
+    }
+
+    // ledger lines, grouped by shape
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut by_shape: HashMap<&str, usize> = HashMap::new();
+    // keyword lines outside the ledger: the first of each shape, counted
+    let mut keyword: Vec<(usize, usize)> = Vec::new();
+    let mut keyword_shapes: HashMap<&str, usize> = HashMap::new();
+    let mut unshown = 0usize;
+    for item in middle {
+        let Item::Run(r) = item else { continue };
+        if r.ledger {
+            let k = *by_shape.entry(&r.shape).or_insert_with(|| {
+                groups.push(Vec::new());
+                groups.len() - 1
+            });
+            groups[k].extend(&r.members);
+        } else if r.keyword {
+            match keyword_shapes.get(r.shape.as_str()) {
+                Some(&k) => keyword[k].1 += r.members.len(),
+                None if keyword.len() < MAX_KEYWORD_SHAPES => {
+                    keyword_shapes.insert(&r.shape, keyword.len());
+                    keyword.push((r.first(), r.members.len()));
+                }
+                None => unshown += r.members.len(),
+            }
+        }
+    }
+    for members in groups {
+        shown.extend(group(src, &members));
+    }
+    for (i, n) in keyword {
+        let more = if n > 1 { format!(" (×{n} similar in all)") } else { String::new() };
+        shown.push((i, vec![format!("L{}: {}{more}", i + 1, cut(lines[i]))]));
+    }
+    if unshown > 0 {
+        let at = shown.iter().map(|s| s.0).max().unwrap_or(0);
+        shown.push((at, vec![format!("({unshown} more keyword lines of other shapes not shown)")]));
+    }
+    shown.sort_by_key(|s| s.0);
+    shown
+}
+
+/// One shape's signal lines: each distinct one when they are few, else the
+/// first, the values that tell them apart and the command that shows all.
+fn group(src: &Source, members: &[usize]) -> Vec<(usize, Vec<String>)> {
+    let lines = &src.cleaned;
+    let mut distinct: Vec<(usize, usize)> = Vec::new();
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    for &i in members {
+        match index.get(lines[i]) {
+            Some(&k) => distinct[k].1 += 1,
+            None => {
+                index.insert(lines[i], distinct.len());
+                distinct.push((i, 1));
+            }
+        }
+    }
+    let each = |d: &[(usize, usize)]| -> Vec<(usize, Vec<String>)> {
+        d.iter()
+            .map(|&(i, n)| {
+                let more = if n > 1 { format!(" (×{n})") } else { String::new() };
+                (i, vec![format!("L{}: {}{more}", i + 1, lines[i])])
+            })
+            .collect()
+    };
+    if distinct.len() <= FEW {
+        return each(&distinct);
+    }
+    let first = distinct[0].0;
+    let pattern = guard::similar_pattern(lines[first]);
+    let Some(count) = guard::count_line(src, &pattern, members) else {
+        return each(&distinct);
+    };
+    let texts: Vec<&str> = distinct.iter().map(|&(i, _)| lines[i]).collect();
+    let mut body = vec![format!("L{}: {}", first + 1, lines[first])];
+    match values_line(&texts, true) {
+        Some(v) => body.push(format!("{v} {count}")),
+        None => body.push(format!("… and {} more like it {count}", members.len() - 1)),
+    }
+    vec![(first, body)]
+}

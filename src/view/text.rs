@@ -1,0 +1,199 @@
+//! The view of a text output over the budget: whole lines of the (cleaned)
+//! output, chosen by priority, in their own order, with every gap stated as
+//! the `--lines` range that shows it.
+//!
+//! Priority: signal lines (the signal ledger, `text::ledger`) with their blocks (the line
+//! before, and the indented or signal lines after), first to last; then the
+//! first `HEAD` and last `TAIL` lines; then more of the start and end, as
+//! room allows.
+
+use crate::auditor::Shape;
+use crate::budget;
+use crate::pipeline::{Hint, Rendered, Settings};
+
+const HEAD: usize = 5;
+const TAIL: usize = 10;
+/// Lines after a signal line that belong to its block at most.
+const BLOCK: usize = 8;
+/// Longer lines are shown cut, with the `--lines` command for the whole.
+const MAX_LINE: usize = 500;
+/// Room kept for each gap line (`… lines 120-450 not shown: ...`).
+const GAP_COST: usize = 90;
+
+/// The view of `text`: the raw output (`summary: None`; gaps then name
+/// their `--lines` range), or a tool-aware summary that is itself over the
+/// budget (`Some(shape)` of the summary: its lines are the tool's facts).
+pub fn text(text: &str, summary: Option<Shape>, hint: Option<&Hint>, settings: &Settings) -> Rendered {
+    let budget = settings.budget.unwrap_or(budget::DEFAULT);
+    let exit = hint.map_or(0, |h| h.exit_code);
+    let from_raw = summary.is_none();
+    let cleaned = if from_raw { crate::text::cleaned(text) } else { text.to_owned() };
+    let mut lines: Vec<&str> = cleaned.lines().collect();
+    // The status goes last whatever else is cut.
+    if !from_raw && exit != 0 && lines.last() == Some(&format!("exit {exit}").as_str()) {
+        lines.pop();
+    }
+    let raw = text;
+    let n = lines.len();
+    let ledger = crate::text::ledger::scan(lines.iter().copied());
+    let signal: Vec<usize> = ledger.entries.iter().map(|e| e.line).collect();
+
+    let show = |args: &str| super::show(settings, args);
+    let what = if from_raw { "" } else { " of the summary" };
+    let header = format!(
+        "# view: {n} lines{what}, {} chars, over the {budget}-char budget; {} signal lines; {}",
+        budget::chars(raw),
+        signal.len(),
+        show("").map_or_else(|| "the raw output was not stored".to_string(), |c| format!("all of it: {c}"))
+    );
+    let mut footer = Vec::new();
+    if !signal.is_empty()
+        && let Some(c) = show("--grep '(?i)error|warn|fail|exception|panic|traceback'")
+    {
+        footer.push(format!("# signal lines: {c}"));
+    }
+    if exit != 0 {
+        footer.push(format!("exit {exit}"));
+    }
+    let fixed: usize =
+        budget::chars(&header) + footer.iter().map(|f| budget::chars(f) + 1).sum::<usize>() + 1;
+
+    // Candidate lines in priority order.
+    let mut order: Vec<usize> = Vec::new();
+    for &s in &signal {
+        order.extend(s.saturating_sub(1)..=s);
+        let indent = leading(lines[s]);
+        let mut j = s + 1;
+        while j < n && j <= s + BLOCK && (leading(lines[j]) > indent || ledger.kind(j).is_some()) {
+            order.push(j);
+            j += 1;
+        }
+    }
+    order.extend(0..HEAD.min(n));
+    order.extend(n.saturating_sub(TAIL)..n);
+    // Then alternately from the start and the end.
+    let (mut a, mut b) = (0, n);
+    while a < b {
+        order.push(a);
+        a += 1;
+        if a < b {
+            b -= 1;
+            order.push(b);
+        }
+    }
+
+    let mut kept = vec![false; n];
+    let mut used = fixed;
+    let mut gaps = 1;
+    for i in order {
+        if kept[i] {
+            continue;
+        }
+        let cost = budget::chars(&shown_line(lines[i], from_raw.then_some(i), settings)) + 1;
+        let left_hidden = i > 0 && !kept[i - 1];
+        let right_hidden = i + 1 < n && !kept[i + 1];
+        // Keeping `i` splits its gap, ends it, or moves its edge.
+        let gap_change: isize = match (left_hidden, right_hidden) {
+            (true, true) => 1,
+            (false, false) => -1,
+            _ => 0,
+        };
+        let new_gaps = (gaps as isize + gap_change).max(0) as usize;
+        if used + cost + new_gaps * GAP_COST > budget {
+            continue;
+        }
+        kept[i] = true;
+        used += cost;
+        gaps = new_gaps;
+    }
+
+    let mut out = vec![header];
+    let mut i = 0;
+    while i < n {
+        if kept[i] {
+            out.push(shown_line(lines[i], from_raw.then_some(i), settings));
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < n && !kept[i] {
+            i += 1;
+        }
+        let sig = (start..i).filter(|&j| ledger.kind(j).is_some()).count();
+        let what = if sig > 0 { format!(", {sig} signal") } else { String::new() };
+        let cmd =
+            show(&format!("--lines {}:{}", start + 1, i)).map_or_else(String::new, |c| format!(": {c}"));
+        out.push(format!("… lines {}-{} not shown ({} lines{what}){cmd}", start + 1, i, i - start));
+    }
+    out.extend(footer);
+    let shown = kept.iter().filter(|k| **k).count();
+    let mut text = out.join("\n");
+    text.push('\n');
+    Rendered {
+        text,
+        shape: Shape::View { of: Box::new(Shape::Text("view".into())), shown, total: n, unit: "lines" },
+    }
+}
+
+fn leading(line: &str) -> usize {
+    line.len() - line.trim_start().len()
+}
+
+/// A line as the view shows it: whole, or its start and (for a line of the
+/// raw output, number `raw_line` from 0) the command that prints all of it.
+fn shown_line(line: &str, raw_line: Option<usize>, settings: &Settings) -> String {
+    if budget::chars(line) <= MAX_LINE {
+        return line.to_owned();
+    }
+    let cut: String = line.chars().take(MAX_LINE).collect();
+    let rest = budget::chars(line) - MAX_LINE;
+    let cmd = raw_line
+        .and_then(|i| super::show(settings, &format!("--lines {}", i + 1)))
+        .map_or_else(String::new, |c| format!("; {c}"));
+    format!("{cut}… (+{rest} chars{cmd})")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(b: usize) -> Settings {
+        Settings { budget: Some(b), raw_id: Some("feedbeef".into()), ..Settings::default() }
+    }
+
+    #[test]
+    fn signal_lines_and_blocks_come_first() {
+        let mut lines: Vec<String> = (0..3000).map(|i| format!("GET /item/{i} 200 ok")).collect();
+        lines[1700] = "Traceback (most recent call last):".into();
+        lines[1701] = "  File \"app.py\", line 3, in handler".into();
+        lines[1702] = "ValueError: bad id".into();
+        let raw = lines.join("\n");
+        let hint = Hint { command: vec!["server".into()], exit_code: 1 };
+        let r = text(&raw, None, Some(&hint), &settings(4000));
+        assert!(budget::chars(&r.text) <= 4000, "{}", r.text.len());
+        for l in &lines[1699..=1702] {
+            assert!(r.text.contains(l.as_str()), "{l} missing:\n{}", r.text);
+        }
+        assert!(r.text.contains("GET /item/0 200 ok") && r.text.contains("GET /item/2999 200 ok"));
+        assert!(r.text.contains("tokensieve show feedbeef --lines "), "{}", r.text);
+        assert!(r.text.ends_with("exit 1\n"));
+        let Shape::View { shown, total, .. } = r.shape else { panic!() };
+        assert_eq!(total, 3000);
+        // Every hidden line is in exactly one stated gap.
+        let hidden: usize = r
+            .text
+            .lines()
+            .filter_map(|l| l.strip_prefix("… lines "))
+            .map(|l| l.split(" (").nth(1).unwrap().split(' ').next().unwrap().parse::<usize>().unwrap())
+            .sum();
+        assert_eq!(hidden + shown, 3000);
+    }
+
+    #[test]
+    fn long_lines_are_cut_with_the_command_for_all_of_it() {
+        let raw = format!("short\n{}\nend\n", "x".repeat(30_000));
+        let r = text(&raw, None, None, &settings(2000));
+        assert!(budget::chars(&r.text) <= 2000);
+        assert!(r.text.contains("(+29500 chars; tokensieve show feedbeef --lines 2)"), "{}", r.text);
+    }
+}
