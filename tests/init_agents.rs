@@ -268,11 +268,7 @@ fn a_custom_tokensieve_home_reaches_the_rewritten_command() {
     assert!(new.contains(&format!("export TOKENSIEVE_HOME='{}'", custom.display())), "{new}");
 }
 
-#[test]
-fn doctor_reports_each_agent() {
-    let h = Home::new();
-    // Gemini installed (its folder exists) but not set up.
-    h.write(".gemini/settings.json", "{}\n");
+fn doctor(h: &Home) -> String {
     let out = Command::new(BIN)
         .arg("doctor")
         .env_clear()
@@ -280,7 +276,15 @@ fn doctor_reports_each_agent() {
         .env("PATH", "/usr/bin:/bin")
         .output()
         .unwrap();
-    let text = stdout(&out);
+    stdout(&out)
+}
+
+#[test]
+fn doctor_reports_each_agent() {
+    let h = Home::new();
+    // Gemini installed (its folder exists) but not set up.
+    h.write(".gemini/settings.json", "{}\n");
+    let text = doctor(&h);
     assert!(
         text.contains("gemini: installed; PROBLEM: no BeforeTool hook (run: tokensieve init gemini)"),
         "{text}"
@@ -288,14 +292,7 @@ fn doctor_reports_each_agent() {
     assert!(text.contains("cursor: not installed"), "{text}");
     h.tokensieve(&["init", "gemini"]);
     h.tokensieve(&["init", "copilot"]);
-    let out = Command::new(BIN)
-        .arg("doctor")
-        .env_clear()
-        .env("HOME", &h.home)
-        .env("PATH", "/usr/bin:/bin")
-        .output()
-        .unwrap();
-    let text = stdout(&out);
+    let text = doctor(&h);
     assert!(text.contains("gemini: installed; its shell commands that name a shim find it"), "{text}");
     // No install.sh PATH block in ~/.profile: Copilot's login shell lacks it.
     assert!(text.contains("copilot: installed; PROBLEM: a login shell starts with"), "{text}");

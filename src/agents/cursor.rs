@@ -70,14 +70,7 @@ fn remove_hook(text: &str) -> Result<String> {
 }
 
 pub fn installed_hook(text: &str) -> Option<String> {
-    let settings = parse_object(text).ok()?;
-    settings
-        .get("hooks")?
-        .get(EVENT)?
-        .as_array()?
-        .iter()
-        .find(|h| runs(h, HOOK_MARK))
-        .and_then(|h| h.get("command").and_then(Value::as_str).map(str::to_owned))
+    rewrite::find_command(text, EVENT, HOOK_MARK)
 }
 
 /// The hook's answer to one `preToolUse` event: the whole tool input with

@@ -100,16 +100,7 @@ fn strip_ours(settings: &mut serde_json::Map<String, Value>) -> bool {
 
 /// The command of our hook in these settings, if any.
 pub fn installed_hook(text: &str) -> Option<String> {
-    let settings = parse_object(text).ok()?;
-    settings
-        .get("hooks")?
-        .get(EVENT)?
-        .as_array()?
-        .iter()
-        .filter_map(|group| group.get("hooks").and_then(Value::as_array))
-        .flatten()
-        .find(|h| runs(h, HOOK_MARK))
-        .and_then(|h| h.get("command").and_then(Value::as_str).map(str::to_owned))
+    rewrite::find_command(text, EVENT, HOOK_MARK)
 }
 
 /// The hook's answer to one `BeforeTool` event: the shell command with the

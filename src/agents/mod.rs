@@ -149,25 +149,23 @@ impl Agent {
                 claude_shell_path(&hook, ctx)
             }
             Agent::Codex | Agent::Copilot => login_shell_path(ctx),
-            Agent::Gemini => {
-                let text = read(&gemini::config_dir(ctx).join("settings.json"));
-                let Some(hook) = gemini::installed_hook(&text) else {
-                    return Err("no BeforeTool hook (run: tokensieve init gemini)".into());
-                };
-                let call = json!({"hook_event_name": "BeforeTool", "tool_name": "run_shell_command",
-                                  "tool_input": {"command": PROBE}});
-                hooked_shell_path(&hook, &call, "/hookSpecificOutput/tool_input/command", "bash", ctx)
-            }
-            Agent::Cursor => {
-                let text = read(&cursor::config_dir(ctx).join("hooks.json"));
-                let Some(hook) = cursor::installed_hook(&text) else {
-                    return Err("no preToolUse hook (run: tokensieve init cursor)".into());
-                };
-                let call = json!({"hook_event_name": "preToolUse", "tool_name": "Shell",
-                                  "tool_input": {"command": PROBE}});
-                let shell = ctx.var("SHELL").filter(|s| !s.is_empty()).unwrap_or_else(|| "bash".into());
-                hooked_shell_path(&hook, &call, "/updated_input/command", &shell, ctx)
-            }
+            Agent::Gemini => hook_shell_path(
+                gemini::installed_hook(&read(&gemini::config_dir(ctx).join("settings.json"))),
+                "no BeforeTool hook (run: tokensieve init gemini)",
+                &json!({"hook_event_name": "BeforeTool", "tool_name": "run_shell_command",
+                        "tool_input": {"command": PROBE}}),
+                "/hookSpecificOutput/tool_input/command",
+                "bash",
+                ctx,
+            )?,
+            Agent::Cursor => hook_shell_path(
+                cursor::installed_hook(&read(&cursor::config_dir(ctx).join("hooks.json"))),
+                "no preToolUse hook (run: tokensieve init cursor)",
+                &json!({"hook_event_name": "preToolUse", "tool_name": "Shell", "tool_input": {"command": PROBE}}),
+                "/updated_input/command",
+                &ctx.var("SHELL").filter(|s| !s.is_empty()).unwrap_or_else(|| "bash".into()),
+                ctx,
+            )?,
             Agent::OpenCode => opencode_shell_path(ctx),
         };
         let first = first.map_err(|e| format!("cannot check: {e}"))?;
@@ -203,10 +201,23 @@ fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_default()
 }
 
-/// Runs an installed hook command the way Gemini CLI and Cursor run hooks
-/// (`bash -c`, the event as JSON on stdin), takes the rewritten command
-/// from its answer (at the JSON `pointer`), and runs that in `shell -c`,
-/// all with a desktop launcher's environment: the first PATH entry.
+/// Runs the installed hook command (`Err(missing)` when there is none) the
+/// way Gemini CLI and Cursor run hooks (`bash -c`, the event as JSON on
+/// stdin), takes the rewritten command from its answer (at the JSON
+/// `pointer`), and runs that in `shell -c`, all with a desktop launcher's
+/// environment. `Ok` holds the outcome of that run: the first PATH entry.
+fn hook_shell_path(
+    hook: Option<String>,
+    missing: &str,
+    call: &Value,
+    pointer: &str,
+    shell: &str,
+    ctx: &Context,
+) -> Result<Result<String, String>, String> {
+    let Some(hook) = hook else { return Err(missing.to_owned()) };
+    Ok(hooked_shell_path(&hook, call, pointer, shell, ctx))
+}
+
 fn hooked_shell_path(
     hook: &str,
     call: &Value,

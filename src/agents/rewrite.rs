@@ -101,6 +101,22 @@ pub fn strip_event(
     found
 }
 
+/// The command of the first hook under `hooks.EVENT` holding `mark`: a
+/// member of a group's `hooks` list (Gemini CLI, as Claude Code) or the
+/// entry itself (Cursor).
+pub fn find_command(text: &str, event: &str, mark: &str) -> Option<String> {
+    let settings = parse_object(text).ok()?;
+    let entries = settings.get("hooks")?.get(event)?.as_array()?;
+    entries
+        .iter()
+        .flat_map(|e| match e.get("hooks").and_then(Value::as_array) {
+            Some(members) => members.iter().collect::<Vec<_>>(),
+            None => vec![e],
+        })
+        .find(|h| runs(h, mark))
+        .and_then(|h| h.get("command").and_then(Value::as_str).map(str::to_owned))
+}
+
 /// Whether a hook entry (or group member) runs a command holding `mark`.
 pub fn runs(entry: &Value, mark: &str) -> bool {
     entry.get("command").and_then(Value::as_str).is_some_and(|c| c.contains(mark))
