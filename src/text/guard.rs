@@ -23,7 +23,9 @@ pub struct Source<'a> {
     /// The cleaned text's lines (same numbering).
     pub cleaned: Vec<&'a str>,
     pub ledger: &'a Ledger,
-    /// The stored raw output's id, when it is stored.
+    /// The stored raw output's id, when it is stored and `raw` is all of
+    /// it (for an excerpt of a larger output, `None`: a count checked over
+    /// the excerpt would not be what `tokensieve show` prints).
     pub id: Option<&'a str>,
 }
 

@@ -38,6 +38,16 @@ pub fn cleaned(text: &str) -> String {
     clean::clean(text)
 }
 
+/// Whether one cleaned line must reach the agent even when the lines around
+/// it are left out: a signal line of the ledger's detectors that need no
+/// context (diagnostics, failures, levels, 5xx, OOM kills, summaries, trace
+/// headers), or a line with a problem word. For a capture that keeps only
+/// some lines of an output too large to hold; `ledger::Scanner` also marks
+/// the lines that need their neighbours (stack frames, exception lines).
+pub fn is_signal_line(line: &str) -> bool {
+    ledger::detect_line(line).is_some() || generic::is_signal(line)
+}
+
 /// Whether a tool-aware filter wants this command's stdout buffered (the
 /// shim streams everything else straight through).
 pub fn claims(command: &[String]) -> bool {
@@ -250,6 +260,15 @@ mod tests {
         assert!(render(&long, None, &s).is_none());
         let hint = Hint { command: words("cargo build"), exit_code: 101 };
         assert!(render("error: oops\n", Some(&hint), &s).is_none());
+    }
+
+    #[test]
+    fn signal_lines_one_by_one() {
+        assert!(is_signal_line("src/a.c:3:5: error: expected ';'"));
+        assert!(is_signal_line("[12.3] Out of memory: Killed process 4242 (java)"));
+        assert!(is_signal_line("app.py:11:1: E302 expected 2 blank lines"));
+        assert!(is_signal_line("2 tests failed"));
+        assert!(!is_signal_line("processed 12 files in 3 s"));
     }
 
     #[test]
