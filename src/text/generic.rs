@@ -473,6 +473,7 @@ mod tests {
             cleaned: lines,
             ledger: &ledger,
             id: Some("abc123"),
+            budget: None,
         };
         render(&src, &settings(threshold)).0
     }

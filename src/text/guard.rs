@@ -27,6 +27,10 @@ pub struct Source<'a> {
     /// it (for an excerpt of a larger output, `None`: a count checked over
     /// the excerpt would not be what `tokensieve show` prints).
     pub id: Option<&'a str>,
+    /// Characters of output the agent's harness shows whole
+    /// (`Settings::budget`; `None`: no limit). A listing past it counts, with
+    /// the command, what it cannot show.
+    pub budget: Option<usize>,
 }
 
 /// Why a rendering failed the guard.
@@ -177,6 +181,7 @@ impl Owned {
             cleaned: self.text.split('\n').collect(),
             ledger: &self.ledger,
             id: Some("abc123"),
+            budget: None,
         }
     }
 }
@@ -187,7 +192,13 @@ mod tests {
     use crate::text::ledger;
 
     fn source<'a>(raw: &'a str, ledger: &'a Ledger) -> Source<'a> {
-        Source { raw: raw_lines(raw), cleaned: raw.split('\n').collect(), ledger, id: Some("abc123") }
+        Source {
+            raw: raw_lines(raw),
+            cleaned: raw.split('\n').collect(),
+            ledger,
+            id: Some("abc123"),
+            budget: None,
+        }
     }
 
     #[test]

@@ -70,6 +70,7 @@ pub fn render(text: &str, hint: Option<&Hint>, settings: &Settings) -> Option<Re
         cleaned: lines,
         ledger: &ledger,
         id: settings.raw_id.as_deref(),
+        budget: settings.budget,
     };
     let large = text.len() > settings.text_threshold;
     let note = if large { settings.raw_note.as_deref() } else { None };
@@ -282,8 +283,13 @@ mod tests {
     fn with_source<T>(raw: &str, f: impl FnOnce(&guard::Source) -> T) -> T {
         let lines: Vec<&str> = raw.split('\n').collect();
         let ledger = ledger::scan(lines.iter().copied());
-        let src =
-            guard::Source { raw: guard::raw_lines(raw), cleaned: lines, ledger: &ledger, id: Some("abc123") };
+        let src = guard::Source {
+            raw: guard::raw_lines(raw),
+            cleaned: lines,
+            ledger: &ledger,
+            id: Some("abc123"),
+            budget: None,
+        };
         f(&src)
     }
 
@@ -412,7 +418,7 @@ mod real_outputs {
     fn grep_folds_site_packages() {
         let r = run("grep -rn def .", 0, local!("grep-real"));
         assert!(r.text.contains("./site-packages/ (dependencies, not listed):"), "{}", &r.text[..300]);
-        assert!(r.text.contains("./plistlib.py:90: def __repr__(self):"));
+        assert!(r.text.contains("\n./plistlib.py\n90:    def __repr__(self):\n"), "{}", r.text);
     }
 
     #[test]
