@@ -80,7 +80,8 @@ pub fn render(text: &str, hint: Option<&Hint>, settings: &Settings) -> Option<Re
         && let Some(body) = filter.summarize(&inv, &cleaned, &src)
     {
         // dense output (hundreds of findings): families condensed, then the cap
-        let dense = text.len() > 2 * settings.text_threshold && body.len() * 2 > text.len();
+        let dense =
+            !filter.lossless() && text.len() > 2 * settings.text_threshold && body.len() * 2 > text.len();
         let body = if dense {
             let body = condense::condense(&body, &src).unwrap_or(body);
             cap(body, text.len(), note, &src)
@@ -418,7 +419,7 @@ mod real_outputs {
     fn grep_folds_site_packages() {
         let r = run("grep -rn def .", 0, local!("grep-real"));
         assert!(r.text.contains("./site-packages/ (dependencies, not listed):"), "{}", &r.text[..300]);
-        assert!(r.text.contains("\n./plistlib.py\n90:    def __repr__(self):\n"), "{}", r.text);
+        assert!(r.text.contains("\n./plistlib.py:90:    def __repr__(self):\n"), "{}", r.text);
     }
 
     #[test]
