@@ -63,15 +63,31 @@ pub fn deliver(
         (original, rendered, (history, open_took))
     });
     let planned_id = planned.as_ref().map(|obj| obj.id.as_str());
-    let (out, mut receipt) = settle_counted(raw, original, rendered, settings, planned_id);
+    let (mut out, mut receipt) = settle_counted(raw, original, rendered, settings, planned_id);
     let store_started = Instant::now();
-    // Raw shape: the agent saw every byte, nothing to keep.
-    if receipt.shape != Shape::Raw
-        && let Some(obj) = &planned
-    {
-        match raw_store.put(raw, obj) {
-            Ok(()) => receipt.raw_id = Some(obj.id.clone()),
-            Err(e) => warnings.push(format!("raw output not stored: {e:#}")),
+    // Raw shape: the agent saw every byte, nothing to keep. Otherwise what
+    // was left out must be recoverable: when the raw bytes cannot be kept,
+    // the agent gets them instead of the rendering.
+    if receipt.shape != Shape::Raw {
+        let kept = match &planned {
+            Some(obj) => raw_store.put(raw, obj).map(|()| obj.id.clone()).map_err(|e| {
+                Some(format!("raw output not stored ({e:#}); delivered whole so that nothing is lost"))
+            }),
+            // Store off: the user's choice, no warning on every call.
+            None if raw_store.max_bytes() == 0 => Err(None),
+            None => Err(Some(format!(
+                "raw output not stored ({} bytes, over the store cap of {}; TOKENSIEVE_STORE_MAX_BYTES raises \
+                 it); delivered whole so that nothing is lost",
+                raw.len(),
+                raw_store.max_bytes()
+            ))),
+        };
+        match kept {
+            Ok(id) => receipt.raw_id = Some(id),
+            Err(why) => {
+                warnings.extend(why);
+                (out, receipt) = settle_counted(raw, original, None, settings, None);
+            }
         }
     }
     let store_took = plan_took + store_started.elapsed();
@@ -125,7 +141,12 @@ fn settle_counted(
     settings: &Settings,
     planned_id: Option<&str>,
 ) -> (Vec<u8>, Receipt) {
-    if let Some(r) = rendered {
+    if let Some(mut r) = rendered {
+        // Our text always ends its last line: an agent that merges stderr
+        // into stdout would otherwise read the receipt glued onto it.
+        if !r.text.ends_with('\n') {
+            r.text.push('\n');
+        }
         let compressed = auditor::count(settings.encoding, &r.text);
         let mut receipt = Receipt {
             original,

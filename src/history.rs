@@ -12,6 +12,8 @@ use std::time::{Duration, Instant, SystemTime};
 use anyhow::{Context, Result};
 use rusqlite::{Connection, ErrorCode, OpenFlags, params};
 
+mod words;
+
 use crate::auditor::Receipt;
 use crate::homefs::Dir;
 use crate::pipeline::Hint;
@@ -93,10 +95,10 @@ pub fn now_ms() -> i64 {
 }
 
 /// `(tool, subcommand)` from a command line: the tool's basename, then the
-/// positional words before the first flag (`aws ec2 describe-vpcs --x y` →
-/// `("aws", "ec2 describe-vpcs")`). Stops early at anything that does not
-/// look like a subcommand word (paths, URLs, `k=v`, long tokens), at most
-/// `MAX_WORDS` words, so secrets in arguments are never recorded.
+/// words that are known subcommands of that tool's family at their place
+/// (`aws ec2 describe-vpcs --x y` → `("aws", "ec2 describe-vpcs")`,
+/// `redis-cli AUTH hunter2pass` → `("redis-cli", "AUTH")`), at most
+/// `MAX_WORDS`: a free-form value is never recorded (see `words`).
 pub fn command_words(command: &[String]) -> (String, String) {
     let tool = command
         .first()
@@ -104,8 +106,9 @@ pub fn command_words(command: &[String]) -> (String, String) {
         .filter(|t| is_plain_word(t))
         .unwrap_or("?")
         .to_owned();
-    let words: Vec<&str> =
-        command.iter().skip(1).take_while(|w| is_plain_word(w)).take(MAX_WORDS).map(String::as_str).collect();
+    let args = command.get(1..).unwrap_or_default();
+    let n = words::subcommand_len(&tool, args, MAX_WORDS);
+    let words: Vec<&str> = args[..n].iter().take_while(|w| is_plain_word(w)).map(String::as_str).collect();
     (tool, words.join(" "))
 }
 
@@ -349,8 +352,13 @@ mod tests {
             words("tool login ghp_0123456789abcdefghijklmnopqrstuvwxyz"),
             ("tool".into(), "login".into())
         );
-        assert_eq!(words("gcloud a b c d e f"), ("gcloud".into(), "a b c d".into()));
-        assert_eq!(words("we!rd x"), ("?".into(), "x".into()));
+        assert_eq!(words("gcloud a b c d e f"), ("gcloud".into(), String::new()));
+        assert_eq!(
+            words("gcloud compute instances list extra"),
+            ("gcloud".into(), "compute instances list".into())
+        );
+        assert_eq!(words("redis-cli AUTH hunter2pass"), ("redis-cli".into(), "AUTH".into()));
+        assert_eq!(words("we!rd list"), ("?".into(), "list".into()));
     }
 
     #[test]

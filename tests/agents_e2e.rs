@@ -27,18 +27,7 @@ use model::{Api, Model, prompt};
 const AGENT_LIMIT: Duration = Duration::from_secs(240);
 
 fn agents_bin() -> Option<PathBuf> {
-    match std::env::var_os("TOKENSIEVE_TEST_AGENTS") {
-        Some(v) if !v.is_empty() => Some(PathBuf::from(v)),
-        _ if std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false") => {
-            panic!("TOKENSIEVE_TEST_AGENTS is not set in CI: run the tests through scripts/test.sh")
-        }
-        _ => {
-            eprintln!(
-                "note: TOKENSIEVE_TEST_AGENTS unset, real-agent tests skipped (scripts/test.sh sets it)"
-            );
-            None
-        }
-    }
+    common::prepared_dir("TOKENSIEVE_TEST_AGENTS", "real-agent tests")
 }
 
 fn tokens(text: &str) -> usize {

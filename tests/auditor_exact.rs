@@ -97,6 +97,38 @@ fn long_pieces_take_the_heap_path_exactly() {
     }
 }
 
+/// Pieces long enough to be counted in chunks (over 8 KB): each cut
+/// between chunks must change nothing.
+#[test]
+fn pieces_counted_in_chunks_count_like_tiktoken() {
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let random = |alphabet: &[u8], n: usize, next: &mut dyn FnMut() -> u64| -> String {
+        (0..n).map(|_| alphabet[(next() % alphabet.len() as u64) as usize] as char).collect()
+    };
+    let pieces = [
+        "a".repeat(12_000),
+        "abc".repeat(4_100),
+        "ab".repeat(6_100),
+        random(b"abcdefghijklmnopqrstuvwxyz", 12_500, &mut next),
+        random(b"etaoinshr", 12_500, &mut next),
+        random(b"ab", 12_500, &mut next),
+        " ".repeat(12_000),
+        random(b"=-*#.", 12_000, &mut next),
+        "ж".repeat(6_000),
+    ];
+    for enc in [Encoding::Cl100k, Encoding::O200k] {
+        for p in &pieces {
+            assert_eq!(auditor::count(enc, p), expected(enc, p), "{enc:?} on {:?}…", &p[..30]);
+        }
+    }
+}
+
 /// Characters the patterns treat differently: letters of each case class,
 /// marks, digits of several scripts, the whitespace kinds, apostrophes and
 /// contraction letters, slashes, emoji.

@@ -195,3 +195,222 @@ fn store_folders_and_files_are_private_under_umask_777() {
         assert_eq!(mode, 0o600, "{}", file.display());
     }
 }
+
+/// Runs the binary with `args` and `stdin`, in a temp home.
+fn run(args: &[&str], stdin: &[u8]) -> Output {
+    let t = tempfile::tempdir().unwrap();
+    let mut c = tokensieve(&t.path().join("home"));
+    c.args(args).stdin(Stdio::piped()).current_dir(t.path());
+    let mut child = c.spawn().unwrap();
+    let mut pipe = child.stdin.take().unwrap();
+    let input = stdin.to_vec();
+    let feeder = std::thread::spawn(move || {
+        use std::io::Write;
+        let _ = pipe.write_all(&input);
+    });
+    let out = child.wait_with_output().unwrap();
+    feeder.join().unwrap();
+    out
+}
+
+/// Exit 2 and exactly one short stderr line starting `tokensieve: `.
+fn assert_one_line_error(out: &Output, what: &str) -> String {
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{what}: {err}");
+    assert_eq!(err.lines().count(), 1, "{what}: {err}");
+    assert!(err.starts_with("tokensieve: ") && err.len() < 300, "{what}: {err}");
+    err
+}
+
+#[test]
+fn decode_of_a_hundred_thousand_open_brackets_is_one_error_line_not_a_crash() {
+    let cases = [
+        ("brackets", "[".repeat(100_000) + "\n"),
+        ("objects", "{a:".repeat(100_000) + "\n"),
+        ("closed brackets", "[".repeat(100_000) + &"]".repeat(100_000)),
+        ("a path", vec!["a"; 100_000].join(".") + "=1\n"),
+        ("sections", format!("[{}]\nx=1\n", vec!["a"; 100_000].join("."))),
+    ];
+    for (what, input) in cases {
+        let err = assert_one_line_error(&run(&["decode"], input.as_bytes()), what);
+        assert!(err.contains("128"), "{what}: {err}");
+    }
+}
+
+#[test]
+fn decode_of_a_table_claiming_a_huge_row_count_is_an_error_not_an_abort() {
+    let out = run(&["decode"], b"Items[99999999999]{a}:\n1\n");
+    let err = assert_one_line_error(&out, "row count");
+    assert!(err.contains("99999999999 rows"), "{err}");
+}
+
+#[test]
+fn numbers_are_written_exactly_as_the_tool_wrote_them() {
+    let doc = br#"{"big": 1e400, "upper": 1E+2, "neg": -2.50E-3, "plain": 1.0, "list": [1E5, 2e5, 3e+5, 4E-5, 5, 6, 7, 8, 9, 10, 11, 12], "name": "instance-one"}"#;
+    let out = run(&["--cmd", "aws x"], doc);
+    let text = String::from_utf8(out.stdout).unwrap();
+    for lit in ["1e400", "1E+2", "-2.50E-3", "1.0", "1E5", "2e5", "3e+5", "4E-5"] {
+        assert!(text.contains(lit), "{lit} rewritten: {text}");
+    }
+    let decoded = run(&["decode"], text.as_bytes());
+    let dedup = run(&["inspect", "--stage", "dedup"], doc);
+    assert_eq!(String::from_utf8_lossy(&decoded.stdout), String::from_utf8_lossy(&dedup.stdout));
+    assert!(String::from_utf8_lossy(&dedup.stdout).contains(r#""upper":1E+2"#));
+}
+
+#[test]
+fn show_with_a_bad_grep_pattern_says_so_in_one_line() {
+    let out = run(&["show", "abcd1234", "--grep", "("], b"");
+    let err = assert_one_line_error(&out, "--grep '('");
+    assert!(err.contains("invalid --grep pattern '(': unclosed group"), "{err}");
+}
+
+#[test]
+fn decode_with_extra_arguments_is_an_error() {
+    let out = run(&["decode", "extra", "junk"], b"{\"a\":1}");
+    assert!(assert_one_line_error(&out, "decode extra").contains("'extra'"));
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn filter_mode_rejects_the_options_of_other_subcommands() {
+    for opt in
+        [&["--lines", "1:2"][..], &["--grep", "x"], &["--path"], &["--since", "1h"], &["--stage", "sieve"]]
+    {
+        let out = run(opt, br#"{"a": 1}"#);
+        let err = assert_one_line_error(&out, opt[0]);
+        assert!(err.contains(&format!("{} is an option of `tokensieve ", opt[0])), "{err}");
+        assert!(out.stdout.is_empty());
+    }
+    // Where they belong they still work.
+    assert!(run(&["inspect", "--stage", "sieve"], br#"{"a": 1}"#).status.success());
+}
+
+#[test]
+fn tokensieve_help_is_the_help_not_a_file_named_help() {
+    let out = run(&["help"], b"");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("usage:"));
+}
+
+#[test]
+fn every_rendering_ends_its_last_line_before_the_receipt() {
+    let t = tempfile::tempdir().unwrap();
+    let log: String = (0..3000).map(|i| format!("worker {i} finished job\n")).collect();
+    let file = t.path().join("log.txt");
+    fs::write(&file, &log).unwrap();
+    // A text summary ending with the stored-file note, and a one-line Flow
+    // document, as an agent that merges stderr into stdout reads them.
+    for (cmd, input) in [
+        ("journalctl -u web", file.clone()),
+        ("aws eks describe-cluster", fixture("fixtures/json/aws/eks-describe-cluster.json")),
+    ] {
+        let script = format!(
+            "TOKENSIEVE_HOME='{}' '{BIN}' --cmd '{cmd}' '{}' 2>&1",
+            t.path().join("home").display(),
+            input.display()
+        );
+        let out = Command::new("sh").arg("-c").arg(&script).output().unwrap();
+        let merged = String::from_utf8(out.stdout).unwrap();
+        let receipt = merged.lines().find(|l| l.contains("Original:")).unwrap();
+        assert!(receipt.starts_with("[TokenSieve]"), "{cmd}: receipt glued to the output: {receipt}");
+    }
+}
+
+/// A home that cannot take the raw bytes, three ways: under a regular file
+/// (every write fails), on a "full" disk (files may not grow past 1 KB:
+/// `ulimit -f 1`, SIGXFSZ ignored so writes fail with EFBIG), and with the
+/// object's prefix folder planted as a symlink (refused).
+fn failing_homes(t: &Path, raw: &[u8]) -> Vec<(&'static str, PathBuf, String)> {
+    let blocker = t.join("a-file");
+    fs::write(&blocker, "not a folder").unwrap();
+    let planted = t.join("planted");
+    let hex = tokensieve::store::hash_hex(raw);
+    fs::create_dir_all(planted.join("objects")).unwrap();
+    fs::create_dir_all(t.join("elsewhere")).unwrap();
+    symlink(t.join("elsewhere"), planted.join("objects").join(&hex[..2])).unwrap();
+    vec![
+        ("unwritable", blocker.join("home"), String::new()),
+        ("full", t.join("full"), "trap '' XFSZ; ulimit -f 1; ".into()),
+        ("refused", planted, String::new()),
+    ]
+}
+
+#[test]
+fn when_the_raw_cannot_be_stored_the_agent_gets_the_raw_bytes() {
+    let t = tempfile::tempdir().unwrap();
+    let log: String = (0..400)
+        .map(|i| format!("2024-01-01T00:00:{:02} INFO worker {i} processed item ok\n", i % 60))
+        .collect();
+    let log_file = t.path().join("log.txt");
+    fs::write(&log_file, &log).unwrap();
+    for (input, cmd) in [(fixture(VPCS), "aws ec2 describe-vpcs"), (log_file, "myserver logs")] {
+        let raw = fs::read(&input).unwrap();
+        for (how, home, prefix) in failing_homes(t.path(), &raw) {
+            let script = format!(
+                "{prefix}TOKENSIEVE_HOME='{}' exec '{BIN}' --cmd '{cmd}' < '{}'",
+                home.display(),
+                input.display()
+            );
+            let out = Command::new("sh").arg("-c").arg(&script).output().unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(0), "{how}: {err}");
+            assert!(
+                out.stdout == raw,
+                "{how} {cmd}: a lossy rendering was delivered with no raw kept: {err}"
+            );
+            let lines: Vec<&str> = err.lines().collect();
+            assert_eq!(lines.len(), 2, "{how}: {err}");
+            assert!(lines[0].contains("Shape: raw") && !lines[0].contains("raw: "), "{how}: {err}");
+            assert!(lines[1].starts_with("tokensieve: warning: raw output not stored"), "{how}: {err}");
+        }
+        assert_eq!(fs::read_dir(t.path().join("elsewhere")).unwrap().count(), 0);
+    }
+}
+
+#[test]
+fn an_output_over_the_store_cap_is_delivered_whole() {
+    let t = tempfile::tempdir().unwrap();
+    let out = filter_bytes(&t.path().join("home"), &vpcs(), &[("TOKENSIEVE_STORE_MAX_BYTES", "1000")]);
+    assert_eq!(out.stdout, vpcs());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("over the store cap of 1000"), "{err}");
+    // The store turned off (cap 0) is the user's choice: whole output, no warning.
+    let out = filter_bytes(&t.path().join("home"), &vpcs(), &[("TOKENSIEVE_STORE_MAX_BYTES", "0")]);
+    assert_eq!(out.stdout, vpcs());
+    assert_eq!(String::from_utf8_lossy(&out.stderr).lines().count(), 1);
+}
+
+#[test]
+fn a_short_positional_secret_never_reaches_the_history() {
+    let sb = common::Sandbox::new();
+    // A redis-cli that answers with something worth compressing.
+    let json = String::from_utf8(vpcs()).unwrap().replace('\'', "");
+    sb.shimmed("redis-cli", &format!("#!/bin/sh\ncat <<'EOF'\n{json}\nEOF\n"));
+    sb.shimmed("mytool", &format!("#!/bin/sh\ncat <<'EOF'\n{json}\nEOF\n"));
+    for line in
+        ["redis-cli AUTH hunter2pass", "redis-cli -a x CONFIG GET maxmemory", "mytool correcthorse list"]
+    {
+        let out = sb.agent_bash(line).output().unwrap();
+        assert!(out.status.success(), "{line}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(receipt_raw_id(&out.stderr).is_some(), "{line} was not compressed");
+    }
+    let mut files = Vec::new();
+    for e in fs::read_dir(&sb.home).unwrap() {
+        files.push(e.unwrap().path());
+    }
+    for p in files.iter().filter(|p| p.is_file()) {
+        let bytes = fs::read(p).unwrap();
+        for secret in [&b"hunter2pass"[..], b"correcthorse", b"maxmemory"] {
+            assert!(
+                !bytes.windows(secret.len()).any(|w| w == secret),
+                "{} found in {}",
+                String::from_utf8_lossy(secret),
+                p.display()
+            );
+        }
+    }
+    let gain = tokensieve(&sb.home).args(["gain", "--json"]).output().unwrap();
+    let gain = String::from_utf8_lossy(&gain.stdout);
+    assert!(gain.contains("\"redis-cli AUTH\""), "{gain}");
+}

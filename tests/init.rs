@@ -173,3 +173,23 @@ fn a_file_it_cannot_understand_is_left_alone_with_one_clear_error() {
     assert_eq!(unknown.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("unknown agent 'vim'"));
 }
+
+#[test]
+fn doctor_names_a_codex_policy_that_drops_path() {
+    let home = Home::new();
+    home.write(".codex/config.toml", "model = \"o3\"\n[shell_environment_policy]\ninherit = \"none\"\n");
+    home.tokensieve(&["init", "codex"]);
+    let out = Command::new(BIN)
+        .arg("doctor")
+        .env_clear()
+        .env("HOME", home.dir.path())
+        .env("PATH", "/usr/bin:/bin")
+        .output()
+        .unwrap();
+    let doctor = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        doctor.contains("codex: installed; PROBLEM: config.toml has shell_environment_policy.inherit"),
+        "{doctor}"
+    );
+    assert_eq!(out.status.code(), Some(1));
+}

@@ -273,7 +273,7 @@ fn an_unwritable_home_costs_one_warning_not_the_output() {
     let home = blocker.join("home");
     let out = filter(&home, "aws ec2 describe-vpcs", VPCS);
     assert_eq!(out.status.code(), Some(0));
-    assert!(!out.stdout.is_empty());
+    assert_eq!(out.stdout, fs::read(fixture(VPCS)).unwrap(), "nothing kept, so nothing left out");
     let lines = stderr_lines(&out);
     assert_eq!(lines.len(), 2, "{lines:?}");
     assert!(!lines[0].contains("raw: "), "nothing was stored: {lines:?}");
@@ -321,13 +321,15 @@ fn eviction_keeps_the_store_under_its_cap() {
     let err = String::from_utf8(unknown.stderr).unwrap();
     assert!(err.contains("never stored"), "{err}");
 
-    // Larger than the whole cap: delivered, not stored, no warning.
+    // Larger than the whole cap: not stored, so delivered whole (nothing
+    // left out that could not be recovered), and a warning says why.
     let big = tokensieve(home.path())
         .env("TOKENSIEVE_STORE_MAX_BYTES", "100")
         .stdin(fs::File::open(fixture(VPCS)).unwrap())
         .output()
         .unwrap();
-    assert_eq!(stderr_lines(&big).len(), 1);
+    assert_eq!(big.stdout, fs::read(fixture(VPCS)).unwrap());
+    assert_eq!(stderr_lines(&big).len(), 2);
     assert!(receipt(&big).raw_id.is_none());
 }
 

@@ -94,13 +94,20 @@ impl Agent {
                 };
                 claude_shell_path(&hook, ctx)
             }
-            Agent::Codex => login_shell_path(ctx),
+            Agent::Codex => {
+                let config =
+                    std::fs::read_to_string(codex::config_dir(ctx).join("config.toml")).unwrap_or_default();
+                if let Some(problem) = codex::policy_problem(&config, &ctx.bin) {
+                    return Err(problem);
+                }
+                login_shell_path(ctx)
+            }
         };
         let first = first.map_err(|e| format!("cannot start a shell to check: {e}"))?;
         if Path::new(&first) == ctx.bin {
             Ok(match self {
                 Agent::Claude => "its Bash tool finds the shims (SessionStart hook)",
-                Agent::Codex => "its login shell finds the shims (~/.profile)",
+                Agent::Codex => "its shell finds the shims (login environment, ~/.profile)",
             })
         } else {
             Err(match self {
@@ -168,7 +175,8 @@ fn claude_shell_path(hook: &str, ctx: &Context) -> Result<String, String> {
     first_entry(out)
 }
 
-/// The first PATH entry of a login shell (`bash -lc`, as Codex runs it).
+/// The first PATH entry of a login shell (Codex captures one's environment
+/// when it starts and runs every command with it).
 fn login_shell_path(ctx: &Context) -> Result<String, String> {
     first_entry(bare(Command::new("bash").arg("-lc").arg("printf '%s' \"$PATH\""), ctx).output())
 }

@@ -98,7 +98,7 @@ fn uncached(v: &Vocab, piece: &[u8], h: u64) -> usize {
     if v.rank_hashed(piece, h).is_some() {
         1
     } else if piece.len() > SMALL {
-        count_large(v, piece)
+        count_long(v, piece)
     } else {
         count_small(v, piece)
     }
@@ -154,50 +154,224 @@ fn count_small(v: &Vocab, piece: &[u8]) -> usize {
     len - 1
 }
 
-/// The same merge order with a heap of candidate merges (lowest rank, then
-/// leftmost start), so long pieces (base64, long runs of one letter) stay
-/// O(n log n). Parts are linked by their start byte.
-fn count_large(v: &Vocab, piece: &[u8]) -> usize {
+/// Pieces up to this many bytes are merged in one run; longer ones (a
+/// megabyte of letters is one piece) in chunks of about `CHUNK` bytes, so
+/// the work stays in cache and the memory small.
+const CHUNK: usize = 4096;
+/// Chunks whose cuts do not hold are merged; past this size the piece is
+/// counted in one run after all (an input built to defeat every cut).
+const MAX_UNION: usize = 1 << 20;
+/// Chunks kept (with what a re-check of their right cut needs) before their
+/// count is final.
+const KEEP: usize = 16;
+
+/// Tokens in a piece longer than `SMALL`: tiktoken's merge order exactly.
+fn count_long(v: &Vocab, piece: &[u8]) -> usize {
+    count_chunked(v, piece, CHUNK)
+}
+
+/// Counts `piece` in chunks of about `chunk` bytes. Each chunk is merged on
+/// its own; a cut between two chunks is kept only when `cut_holds` proves
+/// the whole piece's merge order never merges across it, so the sum of the
+/// chunks' counts is the count of the whole. A cut that does not hold
+/// joins its two chunks (and the joined chunk is checked against its left
+/// neighbour again).
+fn count_chunked(v: &Vocab, piece: &[u8], chunk: usize) -> usize {
     let n = piece.len();
-    let mut end: Vec<usize> = (1..=n).collect();
-    let mut prev: Vec<usize> = (0..n).map(|i| i.wrapping_sub(1)).collect();
-    let mut alive = vec![true; n];
+    if n <= 2 * chunk {
+        return heap_merge(v, piece, |_, _, _| {}).0;
+    }
+    let whole = || heap_merge(v, piece, |_, _, _| {}).0;
+    let mut final_parts = 0;
+    let mut finalized = false;
+    let mut pending: Vec<Chunk> = Vec::new();
+    let mut start = 0;
+    while start < n {
+        let end = if n - start <= chunk * 3 / 2 { n } else { cut_near(v, piece, start + chunk) };
+        let (mut cur, mut head) = Chunk::merge(v, piece, start, end);
+        loop {
+            let Some(prev) = pending.last() else {
+                if finalized {
+                    // The left neighbour's record is gone: no proof possible.
+                    return whole();
+                }
+                break;
+            };
+            if cut_holds(v, piece, &prev.tail, &head, cur.start) {
+                break;
+            }
+            let prev = pending.pop().expect("checked above");
+            (cur, head) = Chunk::merge(v, piece, prev.start, cur.end);
+            if cur.end - cur.start > MAX_UNION {
+                return whole();
+            }
+        }
+        start = cur.end;
+        pending.push(cur);
+        if pending.len() > KEEP {
+            final_parts += pending.remove(0).parts;
+            finalized = true;
+        }
+    }
+    final_parts + pending.iter().map(|c| c.parts).sum::<usize>()
+}
+
+/// One merged chunk `start..end` of a piece: its token count and what the
+/// check of the cut at its end needs.
+struct Chunk {
+    start: usize,
+    end: usize,
+    parts: usize,
+    tail: Side,
+}
+
+/// One side of a cut: the rank of every merge of its chunk in order, and
+/// each time the part touching the cut grew: `(merges done, its far end)`.
+#[derive(Default)]
+struct Side {
+    ranks: Vec<u32>,
+    changes: Vec<(u32, u32)>,
+}
+
+impl Chunk {
+    /// Merges `piece[start..end]`; returns the chunk and its head side
+    /// (positions absolute in `piece`).
+    fn merge(v: &Vocab, piece: &[u8], start: usize, end: usize) -> (Chunk, Side) {
+        let len = end - start;
+        let mut ranks = Vec::with_capacity(len);
+        let (mut head, mut tail_changes) = (Vec::new(), Vec::new());
+        let (parts, _) = heap_merge(v, &piece[start..end], |rank, left, merged_end| {
+            ranks.push(rank);
+            let done = ranks.len() as u32;
+            if left == 0 {
+                head.push((done, (start + merged_end) as u32));
+            }
+            if merged_end == len {
+                tail_changes.push((done, (start + left) as u32));
+            }
+        });
+        let head = Side { ranks: ranks.clone(), changes: head };
+        (Chunk { start, end, parts, tail: Side { ranks, changes: tail_changes } }, head)
+    }
+}
+
+/// Whether, merging the whole piece in tiktoken's order, the last part of
+/// the left chunk and the first part of the right chunk (meeting at `at`)
+/// are never merged with each other. Until they are, the whole piece's
+/// merges are exactly both chunks' merges interleaved by rank (ties to the
+/// left, as tiktoken picks the leftmost), so replaying that interleaving
+/// and asking at each step whether the pair across the cut would be the
+/// next merge decides it exactly.
+fn cut_holds(v: &Vocab, piece: &[u8], left: &Side, right: &Side, at: usize) -> bool {
+    let (mut i, mut j, mut li, mut rj) = (0, 0, 0, 0);
+    let (mut l, mut r) = (at - 1, at + 1);
+    let mut across = rank_or_none(v, &piece[l..r]);
+    loop {
+        let a = left.ranks.get(i).copied().unwrap_or(NONE);
+        let b = right.ranks.get(j).copied().unwrap_or(NONE);
+        // The pair across is left of every right pair and right of every left one.
+        if across != NONE && across < a && across <= b {
+            return false;
+        }
+        if a == NONE && b == NONE {
+            return true;
+        }
+        let moved = if a <= b {
+            i += 1;
+            match left.changes.get(li) {
+                Some(&(step, start)) if step as usize == i => {
+                    l = start as usize;
+                    li += 1;
+                    true
+                }
+                _ => false,
+            }
+        } else {
+            j += 1;
+            match right.changes.get(rj) {
+                Some(&(step, end)) if step as usize == j => {
+                    r = end as usize;
+                    rj += 1;
+                    true
+                }
+                _ => false,
+            }
+        };
+        if moved {
+            across = rank_or_none(v, &piece[l..r]);
+        }
+    }
+}
+
+/// A cut near `target` where a small run around it ends a token: most
+/// likely where the whole piece's merges end one too, so `cut_holds` rarely
+/// has to reject it.
+fn cut_near(v: &Vocab, piece: &[u8], target: usize) -> usize {
+    const SIDE: usize = 64;
+    let (from, to) = (target.saturating_sub(SIDE), (target + SIDE).min(piece.len()));
+    let (_, ends) = heap_merge(v, &piece[from..to], |_, _, _| {});
+    let mut best: Option<usize> = None;
+    let mut at = ends.first().map_or(usize::MAX, |&e| e as usize);
+    while at < ends.len() {
+        let cut = from + at;
+        if best.is_none_or(|b| cut.abs_diff(target) < b.abs_diff(target)) {
+            best = Some(cut);
+        }
+        at = ends[at] as usize;
+    }
+    best.unwrap_or(target)
+}
+
+/// tiktoken's merge order with a heap of candidate merges (lowest rank,
+/// then leftmost start), O(n log n). `on_merge(rank, left, merged_end)` is
+/// told each merge: the part at `left` absorbed the next one and now ends
+/// at `merged_end`. Returns the number of parts and, per part start, its
+/// end (parts linked from 0). 20 bytes per input byte, so long pieces go
+/// through `count_chunked`.
+fn heap_merge(v: &Vocab, piece: &[u8], mut on_merge: impl FnMut(u32, usize, usize)) -> (usize, Vec<u32>) {
+    let n = piece.len();
+    let mut end: Vec<u32> = (1..=n as u32).collect();
+    let mut prev: Vec<u32> = (0..n as u32).map(|i| i.wrapping_sub(1)).collect();
     let mut rank = vec![NONE; n];
-    let mut heap = BinaryHeap::with_capacity(n);
-    for i in 0..n - 1 {
+    // (rank, start) packed so the smallest key is the lowest rank, leftmost.
+    let key = |r: u32, i: usize| Reverse((u64::from(r) << 32) | i as u64);
+    let mut heap = BinaryHeap::new();
+    for i in 0..n.saturating_sub(1) {
         rank[i] = rank_or_none(v, &piece[i..i + 2]);
         if rank[i] != NONE {
-            heap.push(Reverse((rank[i], i)));
+            heap.push(key(rank[i], i));
         }
     }
     let mut parts = n;
-    while let Some(Reverse((r, i))) = heap.pop() {
-        if !alive[i] || rank[i] != r {
+    while let Some(Reverse(k)) = heap.pop() {
+        let (r, i) = ((k >> 32) as u32, (k & 0xffff_ffff) as usize);
+        if rank[i] != r || end[i] == 0 {
             continue; // stale: the part changed since this was pushed
         }
-        let j = end[i];
-        let after = end[j];
-        alive[j] = false;
-        end[i] = after;
+        let j = end[i] as usize;
+        let after = end[j] as usize;
+        end[j] = 0; // j is gone
+        end[i] = after as u32;
         parts -= 1;
+        on_merge(r, i, after);
         if after < n {
-            prev[after] = i;
-            rank[i] = rank_or_none(v, &piece[i..end[after]]);
+            prev[after] = i as u32;
+            rank[i] = rank_or_none(v, &piece[i..end[after] as usize]);
             if rank[i] != NONE {
-                heap.push(Reverse((rank[i], i)));
+                heap.push(key(rank[i], i));
             }
         } else {
             rank[i] = NONE;
         }
         if i > 0 {
-            let p = prev[i];
+            let p = prev[i] as usize;
             rank[p] = rank_or_none(v, &piece[p..after]);
             if rank[p] != NONE {
-                heap.push(Reverse((rank[p], p)));
+                heap.push(key(rank[p], p));
             }
         }
     }
-    parts
+    (parts, end)
 }
 
 #[cfg(test)]
@@ -249,7 +423,54 @@ mod tests {
         }
     }
 
+    /// Pieces that stress the cuts: random letters from alphabets of 2 to
+    /// 26, periodic runs of every period up to 7, one letter repeated,
+    /// spaces, punctuation, multi-byte letters.
+    fn long_pieces(seed: u64) -> Vec<Vec<u8>> {
+        let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut out = Vec::new();
+        for alphabet in [2u64, 3, 5, 26] {
+            let len = 3000 + (next() % 3000) as usize;
+            out.push((0..len).map(|_| b'a' + (next() % alphabet) as u8).collect());
+        }
+        for period in 1..=7 {
+            let unit: Vec<u8> = (0..period).map(|_| b'a' + (next() % 26) as u8).collect();
+            out.push(unit.iter().copied().cycle().take(2500 + (next() % 2500) as usize).collect());
+        }
+        out.push(vec![b' '; 4000 + (next() % 500) as usize]);
+        out.push((0..4000).map(|_| b"=-_*#."[(next() % 6) as usize]).collect());
+        let cyr: Vec<char> = "абвгдеёжзийклмнопрстуфхцчшщъыьэюя".chars().collect();
+        let s: String = (0..2000).map(|_| cyr[(next() % cyr.len() as u64) as usize]).collect();
+        out.push(s.into_bytes());
+        out
+    }
+
+    #[test]
+    fn chunked_counts_equal_one_run_over_the_whole_piece() {
+        for v in [&vocab::CL100K, &vocab::O200K] {
+            for seed in 1..=4 {
+                for p in long_pieces(seed) {
+                    let whole = heap_merge(v, &p, |_, _, _| {}).0;
+                    for chunk in [130, 257, 1000] {
+                        assert_eq!(
+                            count_chunked(v, &p, chunk),
+                            whole,
+                            "seed {seed}, chunk {chunk}, {:?}",
+                            String::from_utf8_lossy(&p[..40])
+                        );
+                    }
+                }
+            }
+        }
+    }
+
     fn count_small_or_large(v: &Vocab, p: &[u8], small: bool) -> usize {
-        if small { count_small(v, p) } else { count_large(v, p) }
+        if small { count_small(v, p) } else { heap_merge(v, p, |_, _, _| {}).0 }
     }
 }

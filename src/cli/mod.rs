@@ -39,7 +39,7 @@ usage:
   tokensieve uninstall [TOOL...]        remove shims (all, and the PATH lines, if none named)
   tokensieve doctor                     check PATH order, shims, real tools, agents
   tokensieve init [AGENT] [--uninstall] make AGENT's shell find the shims (claude, codex)
-  tokensieve --help | --version
+  tokensieve help | --help | --version
 
 options:
   --tokenizer cl100k|o200k   token counts for the receipt (env TOKENSIEVE_TOKENIZER)
@@ -55,7 +55,8 @@ shim environment:
   TOKENSIEVE_HOME               shims, raw outputs, history (default ~/.tokensieve)
   TOKENSIEVE_CAPTURE_MAX_BYTES  stream instead of buffering past this (64M; K/M/G suffixes)
   TOKENSIEVE_TEXT_WAIT_SECS     stream claimed text held longer than this (120)
-  TOKENSIEVE_STORE_MAX_BYTES    raw output store cap, oldest evicted first (256M; 0: off)
+  TOKENSIEVE_STORE_MAX_BYTES    raw output store cap, oldest evicted first (256M; 0: off,
+                                and then outputs are never compressed)
   TOKENSIEVE_BUDGET=N|off       chars of stdout before a view replaces the output (25000;
                                 follows BASH_MAX_OUTPUT_LENGTH, keeping 1/6 of it free)
   TOKENSIEVE_DEBUG=1            print the compress/passthrough decision and its cost";
@@ -85,7 +86,14 @@ fn run(args: Vec<OsString>) -> Result<ExitCode> {
     let mut stage: Option<String> = None;
     let mut show_opts = show::Options::default();
     let mut gain_opts = gain::Options::default();
+    // Options that belong to one subcommand, as typed, to refuse them elsewhere.
+    let mut specific: Vec<&'static str> = Vec::new();
     while let Some(arg) = parser.next()? {
+        if let Long(name) = &arg
+            && let Some(opt) = SUBCOMMAND_OPTIONS.iter().find(|(o, _)| o == name)
+        {
+            specific.push(opt.0);
+        }
         match arg {
             Long("help") | Short('h') => {
                 println!("{HELP}");
@@ -116,7 +124,21 @@ fn run(args: Vec<OsString>) -> Result<ExitCode> {
         }
     }
     let sub = positional.first().and_then(|s| s.to_str()).unwrap_or("");
+    let sub_name = if matches!(sub, "decode" | "inspect" | "show" | "gain" | "help") { sub } else { "" };
+    for opt in specific {
+        let owner = SUBCOMMAND_OPTIONS.iter().find(|(o, _)| *o == opt).map_or("", |(_, owner)| *owner);
+        if owner != sub_name {
+            bail!("--{opt} is an option of `tokensieve {owner}`");
+        }
+    }
+    if matches!(sub, "decode" | "help") && positional.len() > 1 {
+        bail!("unexpected argument '{}' ({sub} takes none)", positional[1].to_string_lossy());
+    }
     match sub {
+        "help" => {
+            println!("{HELP}");
+            Ok(ExitCode::SUCCESS)
+        }
         "decode" => inspect::decode(),
         "inspect" => inspect::inspect(stage.as_deref(), &global),
         "show" => show::run(&show::Args::new(&positional[1..], show_opts)?, &global),
@@ -125,6 +147,18 @@ fn run(args: Vec<OsString>) -> Result<ExitCode> {
         _ => filter::run(positional.first(), &global),
     }
 }
+
+/// Options only one subcommand understands, and that subcommand.
+const SUBCOMMAND_OPTIONS: &[(&str, &str)] = &[
+    ("stage", "inspect"),
+    ("lines", "show"),
+    ("grep", "show"),
+    ("path", "show"),
+    ("jq", "show"),
+    ("slurp", "show"),
+    ("since", "gain"),
+    ("json", "gain"),
+];
 
 /// An option's value as UTF-8 text (every text-valued option reads it so).
 fn text(parser: &mut lexopt::Parser) -> Result<String> {

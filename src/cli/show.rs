@@ -52,7 +52,13 @@ impl Args {
         };
         let lines = opts.lines.as_deref().map(parse_lines).transpose()?;
         let grep = match opts.grep.as_deref() {
-            Some(re) => Some(Regex::new(re).with_context(|| format!("invalid --grep pattern '{re}'"))?),
+            // regex's own message draws the pattern with a caret over
+            // several lines; its last line says what is wrong.
+            Some(re) => Some(Regex::new(re).map_err(|e| {
+                let why = e.to_string();
+                let why = why.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+                anyhow::anyhow!("invalid --grep pattern '{re}': {}", why.trim_start_matches("error: "))
+            })?),
             None => None,
         };
         if opts.path && (lines.is_some() || grep.is_some()) {

@@ -7,21 +7,23 @@ use std::collections::HashMap;
 use anyhow::{Result, anyhow, bail};
 use serde_json::{Map, Value};
 
-use super::literal::{Ctx, Cursor, Seg, key_bare_ok};
+use super::literal::{Ctx, Cursor, MAX_DEPTH, Seg, key_bare_ok};
 
 /// Decodes tokensieve output (or plain JSON) to a `Value`.
 pub fn decode(text: &str) -> Result<Value> {
-    if let Ok(v) = serde_json::from_str::<Value>(text) {
+    if let Ok(v) = super::parse::value_exact(text) {
         return Ok(v);
     }
     // Flow: one line, an inline object or array. (Outline never writes a
-    // one-line document that starts with a bracket.)
+    // one-line document that starts with a bracket but a lone section
+    // header, which means an empty document.)
+    let mut flow_err = None;
     if !text.trim_end().contains('\n') && text.starts_with(['{', '[']) {
         let mut c = Cursor::new(text.trim_end());
-        if let Ok(v) = c.value(Ctx::Cell)
-            && c.at_end()
-        {
-            return Ok(v);
+        match c.value(Ctx::Cell) {
+            Ok(v) if c.at_end() => return Ok(v),
+            Ok(_) => flow_err = Some(anyhow!("text after the value at column {} of {}", c.pos, c.excerpt())),
+            Err(e) => flow_err = Some(e),
         }
     }
     if text.starts_with("# view: ") {
@@ -31,7 +33,12 @@ pub fn decode(text: &str) -> Result<Value> {
         );
     }
     let lines: Vec<&str> = text.lines().collect();
-    Reader { lines, at: 0, abbrev: HashMap::new(), root: Value::Null }.document()
+    let outline = Reader { lines, at: 0, abbrev: HashMap::new(), root: Value::Null }.document();
+    // Neither: the one-line reading's error says more about a one-liner.
+    match (outline, flow_err) {
+        (Err(_), Some(e)) => Err(e),
+        (other, _) => other,
+    }
 }
 
 struct Reader<'a> {
@@ -151,6 +158,10 @@ impl<'a> Reader<'a> {
             return Err(self.err("text after a table header"));
         }
         let free: Vec<&Column> = cols.iter().filter(|c| c.constant.is_none()).collect();
+        // The header's count is only a claim until the rows are there.
+        if n > self.lines.len() - self.at.min(self.lines.len()) {
+            return Err(self.err(format!("the table announces {n} rows but fewer lines follow")));
+        }
         let mut rows = Vec::with_capacity(n);
         for _ in 0..n {
             let line = self.next_line().ok_or_else(|| self.err("table ends early"))?;
@@ -315,6 +326,10 @@ fn is_root_table(line: &str) -> bool {
 /// Sets `path` in `root`, creating objects and arrays on the way (an index
 /// may only extend an array by one: paths come in document order).
 pub fn insert(root: &mut Value, path: &[Seg], v: Value) -> Result<()> {
+    if path.len() > MAX_DEPTH {
+        // Nesting this deep would overflow the stack of whatever reads it.
+        bail!("a path of {} steps (at most {MAX_DEPTH})", path.len());
+    }
     let mut cur = root;
     for (i, seg) in path.iter().enumerate() {
         let last = i + 1 == path.len();

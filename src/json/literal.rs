@@ -24,11 +24,53 @@ pub enum Seg {
     Index(usize),
 }
 
-fn looks_like_number(s: &str) -> bool {
+/// Containers nest at most this deep in a value we read (serde_json's own
+/// limit for the JSON we parse): deeper input is an error, not a stack
+/// overflow.
+pub const MAX_DEPTH: usize = 128;
+
+/// Whether `s` is exactly one JSON number (RFC 8259: `-? int frac? exp?`).
+pub fn is_json_number(s: &str) -> bool {
     let b = s.as_bytes();
-    let first = b[0];
-    (first.is_ascii_digit() || first == b'-' || first == b'.' || first == b'+')
-        && serde_json::from_str::<serde_json::Number>(s).is_ok()
+    let mut i = usize::from(b.first() == Some(&b'-'));
+    let digits = |i: &mut usize| {
+        let start = *i;
+        while b.get(*i).is_some_and(u8::is_ascii_digit) {
+            *i += 1;
+        }
+        *i - start
+    };
+    match b.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => {
+            digits(&mut i);
+        }
+        _ => return false,
+    }
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    }
+    i == b.len()
+}
+
+/// The number `s` stands for, kept exactly as written (`1E+2` stays
+/// `1E+2`: serde_json's own parser would write `1e+2`).
+pub fn exact_number(s: &str) -> Option<serde_json::Number> {
+    // With `arbitrary_precision` a Number is its literal; this is the
+    // constructor that keeps it (checked against the grammar first).
+    is_json_number(s).then(|| serde_json::Number::from_string_unchecked(s.to_owned()))
 }
 
 /// Whether `s` can be written without quotes in `ctx`.
@@ -38,7 +80,7 @@ pub fn bare_ok(s: &str, ctx: Ctx) -> bool {
     if first.is_whitespace() || last.is_whitespace() || matches!(first, '"' | '[' | '{') {
         return false;
     }
-    if matches!(s, "true" | "false" | "null" | "-") || looks_like_number(s) {
+    if matches!(s, "true" | "false" | "null" | "-") || is_json_number(s) {
         return false;
     }
     s.chars().all(|c| !(c.is_control() || ctx == Ctx::Cell && matches!(c, ',' | ']' | '}')))
@@ -110,11 +152,13 @@ pub fn write_path(out: &mut String, path: &[Seg]) {
 pub struct Cursor<'a> {
     pub s: &'a str,
     pub pos: usize,
+    /// Containers open around the value being read.
+    depth: usize,
 }
 
 impl<'a> Cursor<'a> {
     pub fn new(s: &'a str) -> Self {
-        Cursor { s, pos: 0 }
+        Cursor { s, pos: 0, depth: 0 }
     }
     pub fn rest(&self) -> &'a str {
         &self.s[self.pos..]
@@ -131,7 +175,26 @@ impl<'a> Cursor<'a> {
         }
     }
     pub fn expect(&mut self, c: char) -> Result<()> {
-        if self.eat(c) { Ok(()) } else { bail!("expected '{c}' at column {} of {:?}", self.pos, self.s) }
+        if self.eat(c) {
+            Ok(())
+        } else {
+            bail!("expected '{c}' at column {} of {}", self.pos, self.excerpt())
+        }
+    }
+
+    /// The line around the cursor, short enough for a one-line error.
+    pub fn excerpt(&self) -> String {
+        const SIDE: usize = 30;
+        let mut from = self.pos.saturating_sub(SIDE).min(self.s.len());
+        while !self.s.is_char_boundary(from) {
+            from -= 1;
+        }
+        let mut to = (self.pos + SIDE).min(self.s.len());
+        while !self.s.is_char_boundary(to) {
+            to += 1;
+        }
+        let dots = |cut: bool| if cut { "…" } else { "" };
+        format!("{:?}", format!("{}{}{}", dots(from > 0), &self.s[from..to], dots(to < self.s.len())))
     }
     pub fn skip_spaces(&mut self) {
         while self.eat(' ') {}
@@ -156,7 +219,7 @@ impl<'a> Cursor<'a> {
                 _ => i += 1,
             }
         }
-        bail!("unterminated string in {:?}", self.s)
+        bail!("unterminated string in {}", self.excerpt())
     }
 
     /// A key: quoted, or bare up to one of `stops`.
@@ -167,7 +230,7 @@ impl<'a> Cursor<'a> {
         let rest = self.rest();
         let end = rest.find(|c: char| stops.contains(c)).unwrap_or(rest.len());
         if end == 0 {
-            bail!("expected a key at column {} of {:?}", self.pos, self.s);
+            bail!("expected a key at column {} of {}", self.pos, self.excerpt());
         }
         self.pos += end;
         Ok(rest[..end].to_owned())
@@ -206,8 +269,32 @@ impl<'a> Cursor<'a> {
 
     /// A value in `ctx` (a `Line` value runs to the end of the text).
     pub fn value(&mut self, ctx: Ctx) -> Result<Value> {
+        if matches!(self.peek(), Some('[' | '{')) {
+            if self.depth >= MAX_DEPTH {
+                bail!("containers nested deeper than {MAX_DEPTH} levels");
+            }
+            self.depth += 1;
+            let v = self.container();
+            self.depth -= 1;
+            return v;
+        }
         match self.peek() {
             Some('"') => Ok(Value::String(self.quoted()?)),
+            _ => {
+                let rest = self.rest();
+                let end = match ctx {
+                    Ctx::Line => rest.len(),
+                    Ctx::Cell => rest.find([',', ']', '}']).unwrap_or(rest.len()),
+                };
+                self.pos += end;
+                bare_scalar(&rest[..end])
+            }
+        }
+    }
+
+    /// An inline `[...]` or `{...}` at the cursor.
+    fn container(&mut self) -> Result<Value> {
+        match self.peek() {
             Some('[') => {
                 self.pos += 1;
                 let mut items = Vec::new();
@@ -240,15 +327,7 @@ impl<'a> Cursor<'a> {
                 }
                 Ok(Value::Object(map))
             }
-            _ => {
-                let rest = self.rest();
-                let end = match ctx {
-                    Ctx::Line => rest.len(),
-                    Ctx::Cell => rest.find([',', ']', '}']).unwrap_or(rest.len()),
-                };
-                self.pos += end;
-                bare_scalar(&rest[..end])
-            }
+            _ => unreachable!("called at a bracket"),
         }
     }
 }
@@ -260,8 +339,10 @@ pub fn bare_scalar(tok: &str) -> Result<Value> {
         "true" => Value::Bool(true),
         "false" => Value::Bool(false),
         "null" => Value::Null,
-        t if looks_like_number(t) => Value::Number(serde_json::from_str(t)?),
-        t => Value::String(t.to_owned()),
+        t => match exact_number(t) {
+            Some(n) => Value::Number(n),
+            None => Value::String(t.to_owned()),
+        },
     })
 }
 
@@ -288,6 +369,26 @@ mod tests {
         assert!(bare_ok("arn:aws:iam::123:role/x", Ctx::Cell));
         assert!(bare_ok("a,b", Ctx::Line) && !bare_ok("a,b", Ctx::Cell));
         assert!(bare_ok("0123", Ctx::Line), "not a JSON number, so not ambiguous");
+    }
+
+    #[test]
+    fn numbers_are_json_numbers_exactly() {
+        for n in ["0", "-0", "42", "-1.5e3", "1E+2", "1e400", "0.000", "12345678901234567890123"] {
+            assert!(is_json_number(n), "{n}");
+            assert_eq!(exact_number(n).unwrap().to_string(), n);
+        }
+        for s in ["", "-", "01", "1.", ".5", "+1", "1e", "1e+", "0x10", "1 ", "NaN", "1_000"] {
+            assert!(!is_json_number(s), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn deep_inline_containers_are_an_error_not_a_crash() {
+        let deep = "[".repeat(100_000);
+        let err = Cursor::new(&deep).value(Ctx::Cell).unwrap_err();
+        assert!(err.to_string().contains("nested deeper than 128"), "{err}");
+        let ok = format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
+        assert!(Cursor::new(&ok).value(Ctx::Cell).is_ok());
     }
 
     #[test]

@@ -23,8 +23,12 @@ pub fn parse(raw: &[u8]) -> Option<Value> {
     }
     // A parser keeps one of two equal keys and silently loses the other:
     // such input is not ours to rewrite.
-    if has_duplicate_keys(text.as_bytes()) {
+    let scan = scan(text.as_bytes());
+    if scan.duplicate_key {
         return None;
+    }
+    if scan.rewritten_number {
+        restore_numbers(&mut values, text.as_bytes());
     }
     match values.len() {
         0 => None,
@@ -45,14 +49,34 @@ struct OpenObject<'a> {
     set: Option<HashSet<&'a [u8]>>,
 }
 
-/// Whether any object in `json` (already known to be valid JSON) repeats a
-/// key. Keys are compared as written, escapes and all.
-fn has_duplicate_keys(json: &[u8]) -> bool {
+/// One JSON value with every number exactly as written: serde_json's
+/// parser writes exponents its own way (`1E+2` → `1e+2`, `1e400` →
+/// `1e+400`), which `restore_numbers` undoes. Repeated keys are allowed
+/// (the last wins), as in serde_json.
+pub fn value_exact(text: &str) -> serde_json::Result<Value> {
+    let mut v: Value = serde_json::from_str(text)?;
+    if scan(text.as_bytes()).rewritten_number {
+        restore_numbers(std::slice::from_mut(&mut v), text.as_bytes());
+    }
+    Ok(v)
+}
+
+/// What one pass over valid JSON text found.
+struct Scan {
+    /// Some object repeats a key (compared as written, escapes and all).
+    duplicate_key: bool,
+    /// Some number has an exponent serde_json writes differently (`E`, or
+    /// no sign after the `e`).
+    rewritten_number: bool,
+}
+
+fn scan(json: &[u8]) -> Scan {
     // One frame per open container (`None` for an array); the keys of all
     // open objects share one stack.
     let mut frames: Vec<Option<OpenObject>> = Vec::new();
     let mut keys: Vec<&[u8]> = Vec::new();
     let mut expect_key = false;
+    let mut rewritten_number = false;
     let mut i = 0;
     while i < json.len() {
         match json[i] {
@@ -78,16 +102,63 @@ fn has_duplicate_keys(json: &[u8]) -> bool {
                     if let Some(Some(obj)) = frames.last_mut()
                         && !insert_key(obj, &mut keys, &json[start..i.min(json.len())])
                     {
-                        return true;
+                        return Scan { duplicate_key: true, rewritten_number };
                     }
                     expect_key = false;
                 }
+            }
+            // Outside strings an `e` after a digit is an exponent (in `true`
+            // and `false` it follows a letter).
+            b'E' if i > 0 && json[i - 1].is_ascii_digit() => rewritten_number = true,
+            b'e' if i > 0
+                && json[i - 1].is_ascii_digit()
+                && json.get(i + 1).is_some_and(u8::is_ascii_digit) =>
+            {
+                rewritten_number = true
             }
             _ => {}
         }
         i += 1;
     }
-    false
+    Scan { duplicate_key: false, rewritten_number }
+}
+
+/// Puts every number of `values` back as `json` (their source, valid JSON)
+/// wrote it. Numbers come in document order on both sides: objects keep
+/// their keys in order (`preserve_order`) and hold no repeated key here.
+fn restore_numbers(values: &mut [Value], json: &[u8]) {
+    let mut literals = Vec::new();
+    let mut i = 0;
+    while i < json.len() {
+        match json[i] {
+            b'"' => i = string_end(json, i + 1) + 1,
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                while i < json.len() && matches!(json[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9') {
+                    i += 1;
+                }
+                literals.push(&json[start..i]);
+            }
+            _ => i += 1,
+        }
+    }
+    let mut next = literals.into_iter();
+    // Depth-first in document order, without recursion.
+    let mut stack: Vec<&mut Value> = values.iter_mut().rev().collect();
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Number(n) => {
+                if let Some(lit) = next.next().and_then(|l| std::str::from_utf8(l).ok())
+                    && let Some(exact) = super::literal::exact_number(lit)
+                {
+                    *n = exact;
+                }
+            }
+            Value::Array(items) => stack.extend(items.iter_mut().rev()),
+            Value::Object(map) => stack.extend(map.values_mut().rev()),
+            _ => {}
+        }
+    }
 }
 
 /// Index of the quote closing the string whose body starts at `i`.
@@ -179,6 +250,18 @@ mod tests {
     fn big_integers_stay_exact() {
         let v = parse(b"{\"n\": 123456789012345678901234567890}").unwrap();
         assert_eq!(v["n"].to_string(), "123456789012345678901234567890");
+    }
+
+    #[test]
+    fn numbers_stay_as_the_tool_wrote_them() {
+        let text = br#"{"a": 1e400, "b": [1E+2, -0.5e-3, 2E5], "c": {"d": "1E9", "e": 3e7}, "f": true}
+            [0.0e0, 10, 1e1]"#;
+        let v = parse(text).unwrap();
+        assert_eq!(
+            v.to_string(),
+            r#"[{"a":1e400,"b":[1E+2,-0.5e-3,2E5],"c":{"d":"1E9","e":3e7},"f":true},[0.0e0,10,1e1]]"#
+        );
+        assert_eq!(value_exact("[1E+2, 5]").unwrap().to_string(), "[1E+2,5]");
     }
 
     #[test]

@@ -10,18 +10,7 @@ use std::time::{Duration, Instant};
 use super::Sandbox;
 
 pub fn venv() -> Option<PathBuf> {
-    match std::env::var_os("TOKENSIEVE_TEST_AWS_VENV") {
-        Some(v) if !v.is_empty() => Some(PathBuf::from(v)),
-        _ if std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false") => {
-            panic!("TOKENSIEVE_TEST_AWS_VENV is not set in CI: run the tests through scripts/test.sh")
-        }
-        _ => {
-            eprintln!(
-                "note: TOKENSIEVE_TEST_AWS_VENV unset, real-AWS-CLI test skipped (scripts/test.sh sets it)"
-            );
-            None
-        }
-    }
+    super::prepared_dir("TOKENSIEVE_TEST_AWS_VENV", "real-AWS-CLI test")
 }
 
 /// A moto server on a free local port, stopped by pid when dropped.

@@ -105,6 +105,22 @@ impl Sandbox {
     }
 }
 
+/// A folder scripts/test.sh prepares once and names in `var` (the aws venv,
+/// the agent CLIs). Unset: the test is skipped with a note, except under CI,
+/// where it must be there.
+pub fn prepared_dir(var: &str, what: &str) -> Option<PathBuf> {
+    match std::env::var_os(var) {
+        Some(v) if !v.is_empty() => Some(PathBuf::from(v)),
+        _ if std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false") => {
+            panic!("{var} is not set in CI: run the tests through scripts/test.sh")
+        }
+        _ => {
+            eprintln!("note: {var} unset, {what} skipped (scripts/test.sh sets it)");
+            None
+        }
+    }
+}
+
 /// The receipt line on stderr, if any: the long form a person reads, or
 /// the short one an agent reads (`[tokensieve 728→238 tok · raw 9439d8b8]`).
 pub fn receipt(stderr: &[u8]) -> Option<String> {
