@@ -95,7 +95,9 @@ fn names_vendored(inv: &Invocation) -> bool {
 /// Per dependency folder: `root/ (dependencies): N <what> in M files: pkg n, …`
 /// and the command that prints them.
 fn vendored_lines(folded: &[(String, String, usize)], what: &str, src: &Source) -> Vec<String> {
-    let mut roots: Vec<(String, Vec<(String, usize)>, Vec<usize>)> = Vec::new();
+    // per folder: its packages with their counts, and the lines under it
+    type Root = (String, Vec<(String, usize)>, Vec<usize>);
+    let mut roots: Vec<Root> = Vec::new();
     for (root, pkg, line) in folded {
         let k = match roots.iter().position(|r| &r.0 == root) {
             Some(k) => k,
