@@ -495,6 +495,7 @@ mod tests {
             ledger: &ledger,
             id: Some("abc123"),
             budget: None,
+            excerpt: None,
         };
         render(&src, &settings(threshold)).0
     }

@@ -14,6 +14,7 @@ use std::collections::HashSet;
 use once_cell::sync::Lazy;
 use regex::Regex;
 
+use crate::pipeline::Excerpt;
 use crate::text::ledger::Ledger;
 
 /// What a rendering is checked against.
@@ -31,6 +32,16 @@ pub struct Source<'a> {
     /// (`Settings::budget`; `None`: no limit). A listing past it counts, with
     /// the command, what it cannot show.
     pub budget: Option<usize>,
+    /// Set when `raw` is an excerpt of a larger output: where its lines are
+    /// in the whole, and the whole's size.
+    pub excerpt: Option<&'a Excerpt>,
+}
+
+impl Source<'_> {
+    /// The number (1-based) that `tokensieve show` gives line `i` (0-based).
+    pub fn line_no(&self, i: usize) -> usize {
+        self.excerpt.map_or(i + 1, |e| e.line_number(i))
+    }
 }
 
 /// Why a rendering failed the guard.
@@ -48,7 +59,11 @@ impl Breach {
         let mut parts = Vec::new();
         if let Some(&first) = self.missing.first() {
             let line: String = src.cleaned.get(first).unwrap_or(&"").trim().chars().take(100).collect();
-            parts.push(format!("{} signal lines lost (first: L{} {line:?})", self.missing.len(), first + 1));
+            parts.push(format!(
+                "{} signal lines lost (first: L{} {line:?})",
+                self.missing.len(),
+                src.line_no(first)
+            ));
         }
         if let Some(first) = self.false_counts.first() {
             parts.push(format!("{} false count lines (first: {first})", self.false_counts.len()));
@@ -182,6 +197,7 @@ impl Owned {
             ledger: &self.ledger,
             id: Some("abc123"),
             budget: None,
+            excerpt: None,
         }
     }
 }
@@ -198,6 +214,7 @@ mod tests {
             ledger,
             id: Some("abc123"),
             budget: None,
+            excerpt: None,
         }
     }
 

@@ -29,7 +29,7 @@ pub use command::Invocation;
 pub use filters::Filter;
 use filters::filter_for;
 
-/// Below this many chars an output is left exactly as it is.
+/// Below this many chars an output is only cleaned.
 pub const TINY: usize = 100;
 
 /// The cleaning every text path starts with (ANSI, `\r` redraws, trailing
@@ -59,17 +59,25 @@ pub fn claims(command: &[String]) -> bool {
 /// untouched.
 pub fn render(text: &str, hint: Option<&Hint>, settings: &Settings) -> Option<Rendered> {
     let hint = hint?;
-    if text.len() < TINY {
-        return None;
-    }
     let cleaned = clean::clean(text);
+    if text.len() < TINY {
+        // too short to summarise, but an agent reads it cleaned
+        let unchanged = cleaned.trim_end_matches('\n') == text.trim_end_matches('\n');
+        let out = || Rendered {
+            text: finish(cleaned.clone(), hint.exit_code, None),
+            shape: Shape::Text("clean".into()),
+        };
+        return (!unchanged).then(out);
+    }
     let lines: Vec<&str> = cleaned.split('\n').collect();
     let ledger = ledger::scan(lines.iter().copied());
     let src = guard::Source {
         raw: guard::raw_lines(text),
         cleaned: lines,
         ledger: &ledger,
-        id: settings.raw_id.as_deref(),
+        // an excerpt's counts would not be what `show ID --grep` prints
+        id: settings.raw_id.as_deref().filter(|_| settings.excerpt.is_none()),
+        excerpt: settings.excerpt.as_ref(),
         budget: settings.budget,
     };
     let large = text.len() > settings.text_threshold;
@@ -290,6 +298,7 @@ mod tests {
             ledger: &ledger,
             id: Some("abc123"),
             budget: None,
+            excerpt: None,
         };
         f(&src)
     }
