@@ -86,6 +86,84 @@ pub fn count_bytes(enc: Encoding, bytes: &[u8]) -> usize {
     }
 }
 
+/// An exact count of bytes that arrive in pieces (the shim's capture of an
+/// output too large to hold), in bounded memory.
+///
+/// In both encodings' split patterns a newline sits inside a piece only in a
+/// whitespace run that ends with newlines (`\s*[\r\n]+`) or after
+/// punctuation (`[\r\n]*`, o200k's `[\r\n/]*`). So no piece spans the
+/// point just after a `\n` whose following run of ASCII blanks (maybe none)
+/// ends in a character that is not whitespace, and not a `/` right after the
+/// newline: the counts of the two sides add up to the count of the whole
+/// (tested on every fixture, split at every such point). Pending bytes are counted up to the
+/// last such point once they pass `batch`; without one in `4 × batch` bytes
+/// they are split on a character boundary, where the sum may differ from the
+/// whole's count by a token or so.
+pub struct Tally {
+    enc: Encoding,
+    pending: Vec<u8>,
+    /// `pending` before this was searched for a split point in vain (a
+    /// point missed near the seam only delays the count).
+    searched: usize,
+    total: usize,
+    batch: usize,
+}
+
+impl Tally {
+    pub fn new(enc: Encoding) -> Tally {
+        Tally::with_batch(enc, 1 << 20)
+    }
+
+    fn with_batch(enc: Encoding, batch: usize) -> Tally {
+        Tally { enc, pending: Vec::new(), searched: 0, total: 0, batch }
+    }
+
+    pub fn push(&mut self, bytes: &[u8]) {
+        self.pending.extend_from_slice(bytes);
+        if self.pending.len() < self.batch {
+            return;
+        }
+        let p = &self.pending;
+        let from = self.searched.saturating_sub(64).max(1);
+        let at = match (from..p.len()).rev().find(|&i| p[i - 1] == b'\n' && splits_cleanly(&p[i..])) {
+            Some(i) => i,
+            None if p.len() >= 4 * self.batch => {
+                // No safe point in a huge line: a character boundary will do.
+                (1..p.len()).rev().find(|&i| p[i] & 0xC0 != 0x80).unwrap_or(p.len())
+            }
+            None => {
+                self.searched = p.len();
+                return;
+            }
+        };
+        self.total += count_bytes(self.enc, &self.pending[..at]);
+        self.pending.drain(..at);
+        self.searched = 0;
+    }
+
+    pub fn finish(self) -> usize {
+        self.total + count_bytes(self.enc, &self.pending)
+    }
+}
+
+/// Whether `rest`, which follows a `\n`, starts the way `Tally` needs to
+/// split before it. `false` when the bytes that decide are not there yet.
+fn splits_cleanly(rest: &[u8]) -> bool {
+    let blanks = rest.iter().take_while(|&&b| matches!(b, b' ' | b'\t' | 0x0b | 0x0c)).count();
+    let after = &rest[blanks..];
+    let end = after.len().min(4);
+    let first = match std::str::from_utf8(&after[..end]) {
+        Ok(s) => s.chars().next(),
+        Err(e) => std::str::from_utf8(&after[..e.valid_up_to()]).ok().and_then(|s| s.chars().next()),
+    };
+    match first {
+        None => false,
+        Some('/') => blanks > 0,
+        // `\s` is Unicode White_Space, as `char::is_whitespace`
+        Some(c) => !c.is_whitespace(),
+    }
+}
+
 /// What won the router (or `Raw` when nothing beat the input).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Shape {
@@ -244,6 +322,54 @@ mod tests {
         assert_eq!(count(Encoding::Cl100k, "hello world"), 2);
         assert!(count(Encoding::Cl100k, "<|endoftext|>") > 1);
         assert_eq!(count(Encoding::Cl100k, ""), 0);
+    }
+
+    fn tally_texts() -> Vec<Vec<u8>> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/text");
+        let mut texts: Vec<Vec<u8>> =
+            vec!["a.\n/b\r\n\r\nc  \n\n  d\n/e\n \u{a0}\n\u{85}x\n├─ y\n".repeat(40).into_bytes()];
+        for dir in [root.clone(), root.join("local")] {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let p = entry.unwrap().path();
+                if p.extension().is_some_and(|e| e == "txt") {
+                    texts.push(std::fs::read(&p).unwrap());
+                }
+            }
+        }
+        texts
+    }
+
+    #[test]
+    fn every_clean_point_splits_the_count_exactly() {
+        for enc in [Encoding::Cl100k, Encoding::O200k] {
+            for text in tally_texts().iter().filter(|t| t.len() < 8_000) {
+                let whole = count_bytes(enc, text);
+                for i in (1..text.len()).filter(|&i| text[i - 1] == b'\n' && splits_cleanly(&text[i..])) {
+                    let sum = count_bytes(enc, &text[..i]) + count_bytes(enc, &text[i..]);
+                    assert_eq!(sum, whole, "{enc:?} at {i}: {:?}", String::from_utf8_lossy(&text[i - 1..]));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_tally_in_pieces_equals_the_whole_count() {
+        let texts = tally_texts();
+        for enc in [Encoding::Cl100k, Encoding::O200k] {
+            for text in &texts {
+                // Lines up to 4 × 2 KB: split at clean points only.
+                let mut tally = Tally::with_batch(enc, 2048);
+                for piece in text.chunks(37) {
+                    tally.push(piece);
+                }
+                assert_eq!(
+                    tally.finish(),
+                    count_bytes(enc, text),
+                    "{enc:?} {}",
+                    String::from_utf8_lossy(&text[..60])
+                );
+            }
+        }
     }
 
     #[test]

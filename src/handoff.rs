@@ -9,7 +9,7 @@ use std::time::Instant;
 use crate::auditor::ReceiptForm;
 use crate::auditor::{self, Receipt, Shape};
 use crate::history;
-use crate::pipeline::{self, Hint, Rendered, Settings};
+use crate::pipeline::{self, Excerpt, Gap, Hint, Rendered, Settings};
 use crate::store::{self, Object, Store};
 
 /// Everything after the bytes are captured: render, settle, store, emit the
@@ -95,9 +95,22 @@ pub fn deliver(
     receipt.overhead = receipt.overhead_of(settings.receipt, settings.encoding);
     emit(&out, receipt.line(settings.receipt).as_deref())?;
 
-    let history_started = Instant::now();
     let harness = crate::budget::harness_tokens(settings.encoding, raw, receipt.original, settings.budget);
     let call = history::Call::new(hint, &receipt, harness, started.elapsed());
+    after_output(call, history, home, warnings, (store_took, open_took));
+    Ok(receipt)
+}
+
+/// After the output: the history row, then any warnings and, with
+/// `TOKENSIEVE_DEBUG`, what the store and the history cost.
+fn after_output(
+    call: history::Call,
+    history: anyhow::Result<rusqlite::Connection>,
+    home: &std::path::Path,
+    mut warnings: Vec<String>,
+    (store_took, open_took): (std::time::Duration, std::time::Duration),
+) {
+    let history_started = Instant::now();
     if let Err(e) = history.and_then(|db| history::record(&db, home, &call)) {
         warnings.push(format!("call not recorded: {}", history::describe_error(&e, home)));
     }
@@ -112,7 +125,130 @@ pub fn deliver(
             history_started.elapsed().as_micros()
         );
     }
+}
+
+/// What the shim gathered: all of the output, or (too large to hold) an
+/// excerpt of it with every byte already in the raw store.
+pub enum Gathered<'a> {
+    Whole(&'a [u8]),
+    Spooled {
+        /// Head, signal lines of the middle, tail (see `pipeline::Excerpt`).
+        text: &'a str,
+        excerpt: &'a Excerpt,
+        object: &'a Object,
+        /// The exact token count of the whole output.
+        tokens: usize,
+    },
+}
+
+impl<'a> From<&'a [u8]> for Gathered<'a> {
+    fn from(raw: &'a [u8]) -> Gathered<'a> {
+        Gathered::Whole(raw)
+    }
+}
+
+impl Gathered<'_> {
+    /// Every byte of the output to `out` (when treating it failed).
+    pub fn write_raw(&self, out: &mut dyn Write) -> io::Result<()> {
+        match self {
+            Gathered::Whole(raw) => out.write_all(raw),
+            Gathered::Spooled { object, .. } => {
+                io::copy(&mut std::fs::File::open(&object.path)?, out).map(|_| ())
+            }
+        }?;
+        out.flush()
+    }
+}
+
+/// `deliver` for what the shim gathered.
+pub fn deliver_gathered(
+    gathered: &Gathered,
+    hint: Option<&Hint>,
+    settings: &Settings,
+    started: Instant,
+) -> io::Result<Receipt> {
+    match *gathered {
+        Gathered::Whole(raw) => deliver(raw, hint, settings, started),
+        Gathered::Spooled { .. } => deliver_excerpt(gathered, hint, settings, started),
+    }
+}
+
+/// An output too large to hold: the excerpt is rendered as the whole output
+/// would be (line numbers and sizes are the whole's), then a line names the
+/// lines left out and the command that shows them. The raw bytes are
+/// already stored; the receipt counts all of them.
+fn deliver_excerpt(
+    gathered: &Gathered,
+    hint: Option<&Hint>,
+    settings: &Settings,
+    started: Instant,
+) -> io::Result<Receipt> {
+    let Gathered::Spooled { text, excerpt, object, tokens } = *gathered else {
+        unreachable!("deliver_gathered sends only spooled outputs here");
+    };
+    let mut local = settings.clone();
+    local.raw_note = Some(raw_note(object));
+    local.raw_id = Some(object.id.clone());
+    local.excerpt = Some(excerpt.clone());
+    let settings = &local;
+    let home = store::home();
+    let open_side = || {
+        let opened = Instant::now();
+        (history::open(&home), opened.elapsed())
+    };
+    let (rendered, (history, open_took)) = std::thread::scope(|s| {
+        let side = s.spawn(open_side);
+        let rendered = pipeline::render_guarded(text.as_bytes(), hint, settings);
+        (rendered, side.join().unwrap_or_else(|_| open_side()))
+    });
+    let (mut out, shape) = match rendered {
+        Some(r) => (r.text, r.shape),
+        None => (crate::text::cleaned(text), Shape::Text("excerpt".into())),
+    };
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    if let Some(gap) = &excerpt.gap {
+        out.push_str(&gap_note(gap, object));
+    }
+    let compressed = auditor::count(settings.encoding, &out);
+    let mut receipt =
+        Receipt { original: tokens, compressed, shape, raw_id: Some(object.id.clone()), overhead: 0 };
+    receipt.overhead = receipt.overhead_of(settings.receipt, settings.encoding);
+    if compressed + receipt.overhead < tokens {
+        emit(out.as_bytes(), receipt.line(settings.receipt).as_deref())?;
+    } else {
+        // Never worse: the stored bytes themselves.
+        receipt =
+            Receipt { original: tokens, compressed: tokens, shape: Shape::Raw, raw_id: None, overhead: 0 };
+        match gathered.write_raw(&mut io::stdout().lock()) {
+            Err(e) if e.kind() != io::ErrorKind::BrokenPipe => return Err(e),
+            _ => emit(b"", receipt.line(settings.receipt).as_deref())?,
+        }
+    }
+    // What the harness would have shown: the output's head and tail, which
+    // the excerpt holds as they are.
+    let harness = crate::budget::harness_tokens(settings.encoding, text.as_bytes(), tokens, settings.budget);
+    let call = history::Call::new(hint, &receipt, harness, started.elapsed());
+    after_output(call, history, &home, Vec::new(), (Default::default(), open_took));
     Ok(receipt)
+}
+
+/// The line after an excerpt's rendering: which lines it leaves out, and
+/// the command that shows them.
+pub fn gap_note(gap: &Gap, object: &Object) -> String {
+    let lines = gap.last - gap.first + 1;
+    let signals = match (gap.signals_kept, gap.signals_dropped) {
+        (0, 0) => "none of them signal lines".to_string(),
+        (kept, 0) => format!("its {kept} signal lines are above"),
+        (kept, dropped) => {
+            format!("{kept} of its signal lines are above, {dropped} more did not fit in memory")
+        }
+    };
+    format!(
+        "lines {}-{} ({lines} lines) were too many to hold and are left out ({signals}): tokensieve show {} --lines {}:{}\n",
+        gap.first, gap.last, object.id, gap.first, gap.last
+    )
 }
 
 /// `TOKENSIEVE_DEBUG` set and non-empty: print decisions and their cost.

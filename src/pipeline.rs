@@ -24,6 +24,10 @@ pub struct Settings {
     /// Where the raw bytes of this call are kept (set by the handoff when the
     /// raw store is on), for summaries that point the agent at the full text.
     pub raw_note: Option<String>,
+    /// Set when the text to render is part of a larger output (the shim
+    /// holds only head, tail and signal lines of an output too large to
+    /// hold whole): line numbers and sizes then speak of the whole output.
+    pub excerpt: Option<Excerpt>,
     /// The receipt line's form: long for a person, short for an agent.
     pub receipt: ReceiptForm,
     /// The id `tokensieve show` will know the raw bytes by (set with
@@ -41,11 +45,43 @@ impl Default for Settings {
             aggressive: false,
             text_threshold: 4000,
             raw_note: None,
+            excerpt: None,
             receipt: ReceiptForm::Long,
             raw_id: None,
             budget: None,
         }
     }
+}
+
+/// Where an excerpt's lines sit in the whole output, its size, and what was
+/// left out.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Excerpt {
+    /// Per line of the excerpt, its 1-based number in the whole output.
+    pub line_numbers: std::sync::Arc<[usize]>,
+    /// Lines and characters of the whole output.
+    pub lines: usize,
+    pub chars: u64,
+    pub gap: Option<Gap>,
+}
+
+impl Excerpt {
+    /// The 1-based number, in the whole output, of the excerpt's line
+    /// `index` (0-based).
+    pub fn line_number(&self, index: usize) -> usize {
+        self.line_numbers.get(index).copied().unwrap_or(index + 1)
+    }
+}
+
+/// The stretch of lines between an excerpt's head and tail.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Gap {
+    /// First and last line (1-based) of the stretch.
+    pub first: usize,
+    pub last: usize,
+    /// Its signal lines that are in the excerpt, and those over the budget.
+    pub signals_kept: usize,
+    pub signals_dropped: usize,
 }
 
 /// A candidate rendering of the output.

@@ -355,6 +355,13 @@ impl ObjectWriter<'_> {
         self.pending.len == 0
     }
 
+    /// A second, read-only descriptor of the bytes being written, for
+    /// whoever must give them back if they cannot be kept (it still reads
+    /// after the temp file is removed).
+    pub fn reader(&self) -> io::Result<File> {
+        self.pending.objects.open(&self.pending.tmp, Access::Read)
+    }
+
     /// Keeps what was written as an object (or finds it already stored) and
     /// evicts to fit the cap. `None`: not stored (empty, or larger than the cap).
     pub fn finish(self) -> Result<Option<Object>> {

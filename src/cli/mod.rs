@@ -5,6 +5,7 @@ mod doctor;
 mod fetch;
 mod filter;
 mod gain;
+mod hook;
 mod init;
 mod inspect;
 mod install;
@@ -38,7 +39,9 @@ usage:
   tokensieve install [TOOL...]          shim TOOLs (default: common agent CLIs on PATH)
   tokensieve uninstall [TOOL...]        remove shims (all, and the PATH lines, if none named)
   tokensieve doctor                     check PATH order, shims, real tools, agents
-  tokensieve init [AGENT] [--uninstall] make AGENT's shell find the shims (claude, codex)
+  tokensieve init [AGENT] [--uninstall] make AGENT's shell find the shims (claude, codex,
+                                        gemini, cursor, opencode, copilot)
+  tokensieve hook gemini|cursor         the hook `init` installs there (JSON on stdin)
   tokensieve help | --help | --version
 
 options:
@@ -173,7 +176,7 @@ fn text(parser: &mut lexopt::Parser) -> Result<String> {
 
 /// Subcommands that take the rest of the command line as it is (commands,
 /// tool names): options after them are not ours.
-const RAW_SUBCOMMANDS: &[&str] = &["run", "fetch", "install", "uninstall", "doctor", "init"];
+const RAW_SUBCOMMANDS: &[&str] = &["run", "fetch", "install", "uninstall", "doctor", "init", "hook"];
 
 fn raw_subcommand(sub: &str, mut rest: Vec<OsString>, global: &Global) -> Result<ExitCode> {
     if rest.first().is_some_and(|a| a == "--") {
@@ -185,6 +188,7 @@ fn raw_subcommand(sub: &str, mut rest: Vec<OsString>, global: &Global) -> Result
         "install" => install::install(rest),
         "uninstall" => install::uninstall(rest),
         "init" => init::run(rest),
+        "hook" => hook::run(rest),
         _ => doctor::run(rest),
     }
 }

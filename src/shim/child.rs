@@ -1,30 +1,22 @@
 //! Running the real tool. Passthrough is a plain `exec`: the tool replaces us.
 //! Compression spawns it with stdin and stderr inherited and stdout piped,
-//! forwards SIGINT/SIGTERM/SIGHUP/SIGQUIT, sniffs the first bytes of stdout
-//! and then either buffers them for the pipeline (JSON, or a command a text
-//! filter claims) or streams them through live. Buffers are bounded: past the
-//! byte cap, on binary bytes, or (text only) past the wait limit, what was
-//! read is flushed and the rest streams byte for byte.
+//! forwards SIGINT/SIGTERM/SIGHUP/SIGQUIT, and hands its stdout to `capture`.
+//! A forwarded signal also tells the capture to stop gathering (the harness
+//! is stopping us): what was gathered is then delivered before we exit.
 
 use std::ffi::{OsStr, OsString};
-use std::fs::File;
-use std::io::{self, Read, Write};
-use std::mem::ManuallyDrop;
-use std::os::fd::{AsRawFd, FromRawFd};
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
-use std::process::{Child, ChildStdout, Command, ExitStatus, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicI32, Ordering};
-use std::time::{Duration, Instant};
 
+use super::capture::{self, Captured, Limits, Source, Stop};
 use super::policy::DEPTH_ENV;
 use super::resolve::SHIMS_ENV;
-use crate::json::scrubber::{Escape, escape_at};
-
-/// Byte cap of a capture buffer (`TOKENSIEVE_CAPTURE_MAX_BYTES`).
-pub const DEFAULT_CAPTURE_MAX: usize = 64 << 20;
-/// How long a text filter may hold output back (`TOKENSIEVE_TEXT_WAIT_SECS`).
-pub const DEFAULT_TEXT_WAIT: Duration = Duration::from_secs(120);
+use crate::auditor::Encoding;
+use crate::store::Store;
 
 /// The real tool and how to call it.
 pub struct Launch<'a> {
@@ -64,68 +56,68 @@ pub fn exec(launch: &Launch) -> io::Error {
     if is_enoexec(&err) { launch.command(true).exec() } else { err }
 }
 
-/// Limits for one capture.
-#[derive(Clone, Copy, Debug)]
-pub struct Limits {
-    pub max_bytes: usize,
-    /// Wait limit for text a filter claimed (JSON has none: it is one document).
-    pub text_wait: Duration,
-}
-
-impl Limits {
-    pub fn from_env() -> Limits {
-        let num = |k: &str| std::env::var(k).ok().and_then(|v| v.trim().parse::<u64>().ok());
-        Limits {
-            max_bytes: capture_max(std::env::var("TOKENSIEVE_CAPTURE_MAX_BYTES").ok().as_deref()),
-            text_wait: num("TOKENSIEVE_TEXT_WAIT_SECS").map_or(DEFAULT_TEXT_WAIT, Duration::from_secs),
-        }
-    }
-}
-
-/// The capture cap from its variable's value: bytes, or with a K, M or G
-/// suffix like `TOKENSIEVE_STORE_MAX_BYTES`; unset or unreadable → 64 MiB.
-fn capture_max(value: Option<&str>) -> usize {
-    value
-        .and_then(|v| crate::store::parse_size(v).ok())
-        .map_or(DEFAULT_CAPTURE_MAX, |n| usize::try_from(n).unwrap_or(usize::MAX))
-}
-
-/// What became of the child's stdout.
-pub enum Captured {
-    /// Everything, in memory, for the pipeline.
-    Buffered(Vec<u8>),
-    /// Already written to our stdout as it came.
-    Streamed,
-}
-
-/// The child's stdout (handled per `Captured`) and its exit code (128+N for
-/// death by signal N).
+/// What became of the child's stdout (per `Captured`), its exit code (128+N
+/// for death by signal N), and the stop signal if one came.
 pub struct Outcome {
     pub captured: Captured,
     pub code: i32,
+    pub stop: Option<Stop>,
 }
 
-/// Runs the tool with stdout piped and returns what it printed, or what we
-/// already streamed, with its exit code. `text_claimed`: a text filter wants
-/// the whole output even when it is not JSON.
-pub fn run(launch: &Launch, text_claimed: bool, limits: Limits) -> io::Result<Outcome> {
+/// Runs the tool with stdout piped and gathers what it prints (`capture`).
+/// Stopped by a signal, the exit code is the tool's if it has exited by the
+/// end of the grace, else 128+N for the signal we got.
+pub fn run(launch: &Launch, limits: &Limits, store: &Store, enc: Encoding) -> io::Result<Outcome> {
     // Signals our caller ignores (`nohup`, `cmd &` in a script) stay ignored:
     // no forwarder for them, and the tool inherits SIG_IGN through exec.
     let ignored = ignored_signals();
-    let mut child = match spawn_forwarding(&mut prepare(launch, false, ignored), ignored) {
-        Err(e) if is_enoexec(&e) => spawn_forwarding(&mut prepare(launch, true, ignored), ignored)?,
-        other => other?,
+    let (stop_rd, stop_wr) = stop_pipe()?;
+    STOP_FD.store(stop_wr.as_raw_fd(), Ordering::SeqCst);
+    let spawned = match spawn_forwarding(&mut prepare(launch, false, ignored), ignored) {
+        Err(e) if is_enoexec(&e) => spawn_forwarding(&mut prepare(launch, true, ignored), ignored),
+        other => other,
     };
-    let mut out = child.stdout.take().expect("stdout was piped");
-    let captured = capture(&mut out, text_claimed, limits);
+    let mut child = match spawned {
+        Ok(child) => child,
+        Err(e) => {
+            stop_forwarding(ignored);
+            return Err(e);
+        }
+    };
+    let out = child.stdout.take().expect("stdout was piped");
+    let mut src = Source { out, stop_fd: stop_rd.as_raw_fd(), child: &mut child, stop: None };
+    let captured = capture::capture(&mut src, limits, store, enc);
+    let Source { out, stop, .. } = src;
     // Closing our end first: a tool still writing gets SIGPIPE, as it would
     // have if its reader had gone away, and cannot block us in wait().
     drop(out);
-    let status = child.wait();
+    let status = match stop {
+        // A tool that outlives the grace is left to SIGPIPE and the
+        // parent-death signal.
+        Some(_) => child.try_wait(),
+        None => child.wait().map(Some),
+    };
     // The pid may be reused from here on, and a signal while we compress is
     // for us again: forwarding ends with the child.
     stop_forwarding(ignored);
-    Ok(Outcome { captured: captured?, code: exit_code(status?) })
+    drop(stop_wr);
+    let code = match status? {
+        Some(status) => exit_code(status),
+        None => 128 + stop.map_or(0, |s| s.signal),
+    };
+    Ok(Outcome { captured: captured?, code, stop })
+}
+
+/// The pipe a forwarded signal is announced on: non-blocking (the handler
+/// must never block), close-on-exec (the tool must not hold it).
+fn stop_pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 fills two descriptors that we then own.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC | libc::O_NONBLOCK) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: fresh descriptors from pipe2, owned by nobody else.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
 }
 
 /// The tool's command for a capturing run: pagers off, stdout piped, and a
@@ -175,25 +167,36 @@ pub fn exit_code(status: ExitStatus) -> i32 {
 
 const FORWARDED: [libc::c_int; 4] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT];
 static CHILD_PID: AtomicI32 = AtomicI32::new(0);
+/// Write end of the stop pipe (-1: none).
+static STOP_FD: AtomicI32 = AtomicI32::new(-1);
 
 extern "C" fn forward(sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mut libc::c_void) {
+    // SAFETY: errno is thread-local; the handler must leave it as it found it.
+    let errno = unsafe { *libc::__errno_location() };
+    // The capture learns that we are being stopped (one byte: the signal).
+    let fd = STOP_FD.load(Ordering::SeqCst);
+    if fd >= 0 {
+        let byte = sig as u8;
+        // SAFETY: write is async-signal-safe; the pipe is non-blocking.
+        unsafe { libc::write(fd, (&byte as *const u8).cast(), 1) };
+    }
     // SAFETY: the kernel hands a valid siginfo to SA_SIGINFO handlers.
     let code = unsafe { (*info).si_code };
     // Ctrl-C at a terminal (SI_KERNEL) reaches the whole foreground group,
     // the child included: forwarding would deliver it twice.
-    if code == libc::SI_KERNEL {
-        return;
-    }
     let pid = CHILD_PID.load(Ordering::SeqCst);
-    if pid > 0 {
+    if code != libc::SI_KERNEL && pid > 0 {
         // SAFETY: kill is async-signal-safe.
         unsafe { libc::kill(pid, sig) };
     }
+    // SAFETY: restoring the value read above.
+    unsafe { *libc::__errno_location() = errno };
 }
 
 /// Back to the default disposition for the signals we forwarded.
 fn stop_forwarding(ignored: [bool; 4]) {
     CHILD_PID.store(0, Ordering::SeqCst);
+    STOP_FD.store(-1, Ordering::SeqCst);
     for (sig, ignored) in FORWARDED.into_iter().zip(ignored) {
         if !ignored {
             // SAFETY: resetting a disposition we installed.
@@ -240,250 +243,5 @@ fn spawn_forwarding(cmd: &mut Command, ignored: [bool; 4]) -> io::Result<Child> 
         }
         libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
         spawned
-    }
-}
-
-// --- capture -------------------------------------------------------------
-
-/// What the first bytes say.
-#[derive(Debug, PartialEq, Eq)]
-enum Sniff {
-    /// Only whitespace, a BOM or an unfinished escape so far.
-    NeedMore,
-    /// A valid JSON prefix (one value, or several: NDJSON).
-    Json,
-    Text,
-    Binary,
-}
-
-/// After this much undecided output (whitespace, escapes), call it text.
-const SNIFF_LIMIT: usize = 4096;
-const CHUNK: usize = 64 * 1024;
-
-fn capture(out: &mut ChildStdout, text_claimed: bool, limits: Limits) -> io::Result<Captured> {
-    let mut buf = Vec::new();
-    let mut chunk = vec![0u8; CHUNK];
-    loop {
-        let n = read_retrying(out, &mut chunk)?;
-        if n == 0 {
-            // Nothing but whitespace: nothing to compress.
-            write_stdout(&buf);
-            return Ok(Captured::Streamed);
-        }
-        buf.extend_from_slice(&chunk[..n]);
-        match sniff(&buf) {
-            Sniff::NeedMore if buf.len() < SNIFF_LIMIT => continue,
-            Sniff::Json => return buffer(out, buf, None, limits.max_bytes, &mut chunk),
-            Sniff::Text | Sniff::NeedMore if text_claimed => {
-                let deadline = Instant::now() + limits.text_wait;
-                return buffer(out, buf, Some(deadline), limits.max_bytes, &mut chunk);
-            }
-            _ => {
-                stream(out, &buf, &mut chunk);
-                return Ok(Captured::Streamed);
-            }
-        }
-    }
-}
-
-/// Reads to the end into `buf`, unless it turns binary, outgrows `max`, or
-/// the deadline passes: then flush and stream.
-fn buffer(
-    out: &mut ChildStdout,
-    mut buf: Vec<u8>,
-    deadline: Option<Instant>,
-    max: usize,
-    chunk: &mut [u8],
-) -> io::Result<Captured> {
-    let mut checked = 0;
-    loop {
-        if !still_text(&buf, &mut checked) || buf.len() > max {
-            stream(out, &buf, chunk);
-            return Ok(Captured::Streamed);
-        }
-        let n = match deadline {
-            Some(d) => match read_before(out, chunk, d)? {
-                Some(n) => n,
-                None => {
-                    stream(out, &buf, chunk);
-                    return Ok(Captured::Streamed);
-                }
-            },
-            None => read_retrying(out, chunk)?,
-        };
-        if n == 0 {
-            return Ok(Captured::Buffered(buf));
-        }
-        buf.extend_from_slice(&chunk[..n]);
-    }
-}
-
-/// Checks the bytes after `checked` for NUL and invalid UTF-8, leaving an
-/// unfinished multi-byte character at the end for the next round.
-fn still_text(buf: &[u8], checked: &mut usize) -> bool {
-    let new = &buf[*checked..];
-    if new.contains(&0) {
-        return false;
-    }
-    match std::str::from_utf8(new) {
-        Ok(_) => {
-            *checked = buf.len();
-            true
-        }
-        Err(e) if e.error_len().is_none() => {
-            *checked += e.valid_up_to();
-            true
-        }
-        Err(_) => false,
-    }
-}
-
-/// Writes `first`, then copies the rest of `out` as it comes. Stops quietly
-/// when our reader has gone (EPIPE): the caller closes `out` so the tool
-/// learns the same.
-fn stream(out: &mut ChildStdout, first: &[u8], chunk: &mut [u8]) {
-    if !write_stdout(first) {
-        return;
-    }
-    loop {
-        match read_retrying(out, chunk) {
-            Ok(0) | Err(_) => return,
-            Ok(n) => {
-                if !write_stdout(&chunk[..n]) {
-                    return;
-                }
-            }
-        }
-    }
-}
-
-/// Unbuffered write to fd 1 (std's stdout would hold a line without its
-/// newline back: a prompt must show at once). `false` once nobody reads.
-fn write_stdout(bytes: &[u8]) -> bool {
-    // SAFETY: fd 1 stays open for the life of the process; ManuallyDrop keeps
-    // this File from closing it.
-    let mut fd1 = ManuallyDrop::new(unsafe { File::from_raw_fd(1) });
-    fd1.write_all(bytes).is_ok()
-}
-
-fn read_retrying(out: &mut ChildStdout, chunk: &mut [u8]) -> io::Result<usize> {
-    loop {
-        match out.read(chunk) {
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            other => return other,
-        }
-    }
-}
-
-/// A read that gives up at `deadline` (`None`).
-fn read_before(out: &mut ChildStdout, chunk: &mut [u8], deadline: Instant) -> io::Result<Option<usize>> {
-    loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return Ok(None);
-        }
-        let mut pfd = libc::pollfd { fd: out.as_raw_fd(), events: libc::POLLIN, revents: 0 };
-        let ms = left.as_millis().min(i32::MAX as u128) as i32;
-        // SAFETY: one valid pollfd on a descriptor we own.
-        let ready = unsafe { libc::poll(&mut pfd, 1, ms.max(1)) };
-        if ready < 0 {
-            let err = io::Error::last_os_error();
-            if err.kind() == io::ErrorKind::Interrupted {
-                continue;
-            }
-            return Err(err);
-        }
-        if ready > 0 {
-            return read_retrying(out, chunk).map(Some);
-        }
-    }
-}
-
-fn sniff(buf: &[u8]) -> Sniff {
-    let mut i = 0;
-    const BOM: &[u8] = b"\xEF\xBB\xBF";
-    if buf.starts_with(BOM) {
-        i = BOM.len();
-    } else if BOM.starts_with(buf) {
-        return Sniff::NeedMore;
-    }
-    while i < buf.len() {
-        match buf[i] {
-            0 => return Sniff::Binary,
-            b' ' | b'\t' | b'\r' | b'\n' => i += 1,
-            0x1b => match escape_at(&buf[i..]) {
-                Escape::Len(len) => i += len,
-                Escape::Unfinished => return Sniff::NeedMore,
-                Escape::NotOne => return Sniff::Text,
-            },
-            b'{' | b'[' => return json_prefix(&buf[i..]),
-            _ => return Sniff::Text,
-        }
-    }
-    Sniff::NeedMore
-}
-
-/// Whether `bytes` (starting at `{` or `[`) is JSON so far: every value
-/// parses, the last may be cut off. `[+] Running` or `[INFO] ...` is text.
-fn json_prefix(bytes: &[u8]) -> Sniff {
-    if bytes.contains(&0) {
-        return Sniff::Binary;
-    }
-    let stream = serde_json::Deserializer::from_slice(bytes).into_iter::<serde_json::Value>();
-    for item in stream {
-        if let Err(e) = item {
-            return if e.is_eof() { Sniff::Json } else { Sniff::Text };
-        }
-    }
-    Sniff::Json
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn capture_cap_takes_the_store_caps_units() {
-        assert_eq!(capture_max(Some("1048576")), 1 << 20);
-        assert_eq!(capture_max(Some("512K")), 512 << 10);
-        assert_eq!(capture_max(Some(" 8m ")), 8 << 20);
-        assert_eq!(capture_max(Some("1G")), 1 << 30);
-        assert_eq!(capture_max(None), DEFAULT_CAPTURE_MAX);
-        assert_eq!(capture_max(Some("lots")), DEFAULT_CAPTURE_MAX);
-    }
-
-    #[test]
-    fn sniffing_first_bytes() {
-        assert_eq!(sniff(b""), Sniff::NeedMore);
-        assert_eq!(sniff(b"  \n"), Sniff::NeedMore);
-        assert_eq!(sniff(b"\xEF\xBB"), Sniff::NeedMore);
-        assert_eq!(sniff(b"\xEF\xBB\xBF{\"a\""), Sniff::Json);
-        assert_eq!(sniff(b"\n  [\n  {\"Vpcs\": [1, 2"), Sniff::Json);
-        assert_eq!(sniff(b"{\"a\":1}\n{\"b\":2}\n{\"c\""), Sniff::Json);
-        assert_eq!(sniff(b"\x1b[1;32m{\"a\": 1}"), Sniff::Json);
-        assert_eq!(sniff(b"\x1b]0;title\x07[1]"), Sniff::Json);
-        assert_eq!(sniff(b"\x1b[1;3"), Sniff::NeedMore);
-        assert_eq!(sniff(b"[+] Running 3/3"), Sniff::Text);
-        assert_eq!(sniff(b"[INFO] starting"), Sniff::Text);
-        assert_eq!(sniff(b"[2024-01-01 12:00] up"), Sniff::Text);
-        assert_eq!(sniff(b"   Compiling foo"), Sniff::Text);
-        assert_eq!(sniff(b"\x00\x01ELF"), Sniff::Binary);
-    }
-
-    #[test]
-    fn text_check_waits_for_split_characters() {
-        let mut checked = 0;
-        let snow = "é".as_bytes();
-        let mut buf = b"ab".to_vec();
-        buf.push(snow[0]);
-        assert!(still_text(&buf, &mut checked));
-        assert_eq!(checked, 2);
-        buf.push(snow[1]);
-        assert!(still_text(&buf, &mut checked));
-        assert_eq!(checked, buf.len());
-        buf.extend_from_slice(b"\xff\xfe");
-        assert!(!still_text(&buf, &mut checked));
-        let mut checked = 0;
-        assert!(!still_text(b"a\0b", &mut checked));
     }
 }

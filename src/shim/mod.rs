@@ -7,7 +7,9 @@
 //! the receipt. Nothing here parses JSON or counts tokens before the policy
 //! said "compress".
 
+mod capture;
 mod child;
+mod keep;
 pub mod policy;
 pub mod reader;
 pub mod resolve;
@@ -18,11 +20,13 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
+use capture::{Captured, Limits, Stop};
+use child::Launch;
 pub use child::exit_code as child_exit_code;
-use child::{Captured, Launch, Limits};
 use policy::Decision;
 
 use crate::pipeline::{Hint, Settings};
+use crate::store::{self, Store};
 
 /// Shim mode: `name` is the basename we were called as.
 pub fn main(name: &str, args: Vec<OsString>) -> ExitCode {
@@ -74,38 +78,71 @@ fn launch(
 }
 
 fn compress(name: &str, launch: &Launch, settings: Option<Settings>, started: Instant) -> ExitCode {
-    let mut words = vec![name.to_owned()];
-    words.extend(launch.args.iter().map(|a| a.to_string_lossy().into_owned()));
-    let claimed = crate::text::claims(&words);
-    let outcome = match child::run(launch, claimed, Limits::from_env()) {
+    let settings = settings.unwrap_or_else(|| {
+        crate::cli::settings_from_env().unwrap_or_else(|e| {
+            eprintln!("tokensieve: {e:#}; using the defaults");
+            Settings::default()
+        })
+    });
+    // A cap that does not parse is reported by the handoff; a spool keeps
+    // to the default meanwhile.
+    let raw_store =
+        Store::new(store::home(), store::max_bytes_from_env().unwrap_or(store::DEFAULT_MAX_BYTES));
+    let outcome = match child::run(launch, &Limits::from_env(), &raw_store, settings.encoding) {
         Ok(o) => o,
         Err(e) => return cannot_run(launch.real, &e),
     };
-    if let Captured::Buffered(raw) = outcome.captured {
-        let settings = settings.unwrap_or_else(|| {
-            crate::cli::settings_from_env().unwrap_or_else(|e| {
-                eprintln!("tokensieve: {e:#}; using the defaults");
-                Settings::default()
-            })
-        });
-        let hint = Hint { command: words, exit_code: outcome.code };
-        deliver_or_raw(&raw, &hint, &settings, started);
+    let mut words = vec![name.to_owned()];
+    words.extend(launch.args.iter().map(|a| a.to_string_lossy().into_owned()));
+    let hint = Hint { command: words, exit_code: outcome.code };
+    match &outcome.captured {
+        Captured::Whole(raw) => deliver_or_raw(&raw[..], &hint, &settings, started),
+        Captured::Kept(spooled) => deliver_or_raw(spooled, &hint, &settings, started),
+        Captured::Streamed => {}
+    }
+    if let Some(stop) = outcome.stop {
+        stopped_note(stop, started);
     }
     ExitCode::from(outcome.code.clamp(0, 255) as u8)
 }
 
-/// The agent gets its output whatever happens in our code: a failure before
-/// anything was written falls back to the raw bytes.
-fn deliver_or_raw(raw: &[u8], hint: &Hint, settings: &Settings, started: Instant) {
+/// One stderr line after the receipt: the output is what the tool printed
+/// before the harness stopped it.
+fn stopped_note(stop: Stop, started: Instant) {
     use std::io::Write;
-    let done = std::panic::catch_unwind(|| crate::handoff::deliver(raw, Some(hint), settings, started));
+    let name = match stop.signal {
+        libc::SIGINT => "SIGINT".to_string(),
+        libc::SIGTERM => "SIGTERM".to_string(),
+        libc::SIGHUP => "SIGHUP".to_string(),
+        libc::SIGQUIT => "SIGQUIT".to_string(),
+        n => format!("signal {n}"),
+    };
+    let secs = stop.at.duration_since(started).as_secs_f64();
+    let line = format!(
+        "tokensieve: stopped by {name} after {secs:.1} s: the output is what the tool printed until then\n"
+    );
+    let _ = io::stderr().lock().write_all(line.as_bytes());
+}
+
+/// The agent gets its output whatever happens in our code: a failure before
+/// anything was written falls back to the raw bytes (or, for an output too
+/// large to hold, to the stored raw bytes).
+fn deliver_or_raw<'a>(
+    raw: impl Into<crate::handoff::Gathered<'a>>,
+    hint: &Hint,
+    settings: &Settings,
+    started: Instant,
+) {
+    let gathered = raw.into();
+    let done = std::panic::catch_unwind(|| {
+        crate::handoff::deliver_gathered(&gathered, Some(hint), settings, started)
+    });
     match done {
         Ok(Ok(_)) => {}
         Ok(Err(e)) => eprintln!("tokensieve: cannot write the output: {e}"),
         Err(_) => {
             eprintln!("tokensieve: internal error while compressing; raw output delivered");
-            let mut out = io::stdout().lock();
-            let _ = out.write_all(raw).and_then(|_| out.flush());
+            let _ = gathered.write_raw(&mut io::stdout().lock());
         }
     }
 }

@@ -14,6 +14,7 @@ use std::collections::HashSet;
 use once_cell::sync::Lazy;
 use regex::Regex;
 
+use crate::pipeline::Excerpt;
 use crate::text::ledger::Ledger;
 
 /// What a rendering is checked against.
@@ -23,8 +24,24 @@ pub struct Source<'a> {
     /// The cleaned text's lines (same numbering).
     pub cleaned: Vec<&'a str>,
     pub ledger: &'a Ledger,
-    /// The stored raw output's id, when it is stored.
+    /// The stored raw output's id, when it is stored and `raw` is all of
+    /// it (for an excerpt of a larger output, `None`: a count checked over
+    /// the excerpt would not be what `tokensieve show` prints).
     pub id: Option<&'a str>,
+    /// Characters of output the agent's harness shows whole
+    /// (`Settings::budget`; `None`: no limit). A listing past it counts, with
+    /// the command, what it cannot show.
+    pub budget: Option<usize>,
+    /// Set when `raw` is an excerpt of a larger output: where its lines are
+    /// in the whole, and the whole's size.
+    pub excerpt: Option<&'a Excerpt>,
+}
+
+impl Source<'_> {
+    /// The number (1-based) that `tokensieve show` gives line `i` (0-based).
+    pub fn line_no(&self, i: usize) -> usize {
+        self.excerpt.map_or(i + 1, |e| e.line_number(i))
+    }
 }
 
 /// Why a rendering failed the guard.
@@ -42,7 +59,11 @@ impl Breach {
         let mut parts = Vec::new();
         if let Some(&first) = self.missing.first() {
             let line: String = src.cleaned.get(first).unwrap_or(&"").trim().chars().take(100).collect();
-            parts.push(format!("{} signal lines lost (first: L{} {line:?})", self.missing.len(), first + 1));
+            parts.push(format!(
+                "{} signal lines lost (first: L{} {line:?})",
+                self.missing.len(),
+                src.line_no(first)
+            ));
         }
         if let Some(first) = self.false_counts.first() {
             parts.push(format!("{} false count lines (first: {first})", self.false_counts.len()));
@@ -175,6 +196,8 @@ impl Owned {
             cleaned: self.text.split('\n').collect(),
             ledger: &self.ledger,
             id: Some("abc123"),
+            budget: None,
+            excerpt: None,
         }
     }
 }
@@ -185,7 +208,14 @@ mod tests {
     use crate::text::ledger;
 
     fn source<'a>(raw: &'a str, ledger: &'a Ledger) -> Source<'a> {
-        Source { raw: raw_lines(raw), cleaned: raw.split('\n').collect(), ledger, id: Some("abc123") }
+        Source {
+            raw: raw_lines(raw),
+            cleaned: raw.split('\n').collect(),
+            ledger,
+            id: Some("abc123"),
+            budget: None,
+            excerpt: None,
+        }
     }
 
     #[test]

@@ -198,11 +198,20 @@ impl Scanner {
             self.python = true;
             return Some(Kind::Trace);
         }
-        if !(STEMS.is_match(line) || has_location(line)) {
-            return None;
-        }
-        detector(line)
+        detect_line(line)
     }
+}
+
+/// The kind the context-free detectors give one line (no stack frames, no
+/// Python exception lines, no footer counts: those need the lines around).
+pub fn detect_line(line: &str) -> Option<Kind> {
+    if line.starts_with("Traceback (most recent call last)") {
+        return Some(Kind::Trace);
+    }
+    if !(STEMS.is_match(line) || has_location(line)) {
+        return None;
+    }
+    detector(line)
 }
 
 /// The kind the detectors give `line` (the stems prefilter aside).

@@ -29,13 +29,23 @@ pub use command::Invocation;
 pub use filters::Filter;
 use filters::filter_for;
 
-/// Below this many chars an output is left exactly as it is.
+/// Below this many chars an output is only cleaned.
 pub const TINY: usize = 100;
 
 /// The cleaning every text path starts with (ANSI, `\r` redraws, trailing
 /// blanks); line numbers stay those of the input. For the budgeted view.
 pub fn cleaned(text: &str) -> String {
     clean::clean(text)
+}
+
+/// Whether one cleaned line must reach the agent even when the lines around
+/// it are left out: a signal line of the ledger's detectors that need no
+/// context (diagnostics, failures, levels, 5xx, OOM kills, summaries, trace
+/// headers), or a line with a problem word. For a capture that keeps only
+/// some lines of an output too large to hold; `ledger::Scanner` also marks
+/// the lines that need their neighbours (stack frames, exception lines).
+pub fn is_signal_line(line: &str) -> bool {
+    ledger::detect_line(line).is_some() || generic::is_signal(line)
 }
 
 /// Whether a tool-aware filter wants this command's stdout buffered (the
@@ -49,17 +59,26 @@ pub fn claims(command: &[String]) -> bool {
 /// untouched.
 pub fn render(text: &str, hint: Option<&Hint>, settings: &Settings) -> Option<Rendered> {
     let hint = hint?;
-    if text.len() < TINY {
-        return None;
-    }
     let cleaned = clean::clean(text);
+    if text.len() < TINY {
+        // too short to summarise, but an agent reads it cleaned
+        let unchanged = cleaned.trim_end_matches('\n') == text.trim_end_matches('\n');
+        let out = || Rendered {
+            text: finish(cleaned.clone(), hint.exit_code, None),
+            shape: Shape::Text("clean".into()),
+        };
+        return (!unchanged).then(out);
+    }
     let lines: Vec<&str> = cleaned.split('\n').collect();
     let ledger = ledger::scan(lines.iter().copied());
     let src = guard::Source {
         raw: guard::raw_lines(text),
         cleaned: lines,
         ledger: &ledger,
-        id: settings.raw_id.as_deref(),
+        // an excerpt's counts would not be what `show ID --grep` prints
+        id: settings.raw_id.as_deref().filter(|_| settings.excerpt.is_none()),
+        excerpt: settings.excerpt.as_ref(),
+        budget: settings.budget,
     };
     let large = text.len() > settings.text_threshold;
     let note = if large { settings.raw_note.as_deref() } else { None };
@@ -69,7 +88,8 @@ pub fn render(text: &str, hint: Option<&Hint>, settings: &Settings) -> Option<Re
         && let Some(body) = filter.summarize(&inv, &cleaned, &src)
     {
         // dense output (hundreds of findings): families condensed, then the cap
-        let dense = text.len() > 2 * settings.text_threshold && body.len() * 2 > text.len();
+        let dense =
+            !filter.lossless() && text.len() > 2 * settings.text_threshold && body.len() * 2 > text.len();
         let body = if dense {
             let body = condense::condense(&body, &src).unwrap_or(body);
             cap(body, text.len(), note, &src)
@@ -253,6 +273,15 @@ mod tests {
     }
 
     #[test]
+    fn signal_lines_one_by_one() {
+        assert!(is_signal_line("src/a.c:3:5: error: expected ';'"));
+        assert!(is_signal_line("[12.3] Out of memory: Killed process 4242 (java)"));
+        assert!(is_signal_line("app.py:11:1: E302 expected 2 blank lines"));
+        assert!(is_signal_line("2 tests failed"));
+        assert!(!is_signal_line("processed 12 files in 3 s"));
+    }
+
+    #[test]
     fn nonzero_exit_is_stated() {
         let out = finish("body".into(), 2, None);
         assert_eq!(out, "body\nexit 2\n");
@@ -263,8 +292,14 @@ mod tests {
     fn with_source<T>(raw: &str, f: impl FnOnce(&guard::Source) -> T) -> T {
         let lines: Vec<&str> = raw.split('\n').collect();
         let ledger = ledger::scan(lines.iter().copied());
-        let src =
-            guard::Source { raw: guard::raw_lines(raw), cleaned: lines, ledger: &ledger, id: Some("abc123") };
+        let src = guard::Source {
+            raw: guard::raw_lines(raw),
+            cleaned: lines,
+            ledger: &ledger,
+            id: Some("abc123"),
+            budget: None,
+            excerpt: None,
+        };
         f(&src)
     }
 
@@ -393,7 +428,7 @@ mod real_outputs {
     fn grep_folds_site_packages() {
         let r = run("grep -rn def .", 0, local!("grep-real"));
         assert!(r.text.contains("./site-packages/ (dependencies, not listed):"), "{}", &r.text[..300]);
-        assert!(r.text.contains("./plistlib.py:90: def __repr__(self):"));
+        assert!(r.text.contains("\n./plistlib.py:90:    def __repr__(self):\n"), "{}", r.text);
     }
 
     #[test]

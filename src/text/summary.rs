@@ -27,6 +27,9 @@ pub fn render(src: &Source, items: &[Item]) -> String {
     let lines = &src.cleaned;
     let total_lines = lines.len() - usize::from(lines.last().is_some_and(|l| l.is_empty()));
     let chars: usize = src.raw.iter().map(|l| l.len() + 1).sum();
+    // an excerpt's counts are the whole output's (its keyword counts are
+    // the excerpt's own)
+    let (total_lines, chars) = src.excerpt.map_or((total_lines, chars as u64), |e| (e.lines, e.chars));
     let weighed = items.iter().flat_map(|item| match item {
         Item::Run(r) => vec![(lines[r.first()], r.members.len())],
         Item::Block(b) => (b.start..b.end).map(|i| (lines[i], 1)).collect(),
@@ -40,7 +43,7 @@ pub fn render(src: &Source, items: &[Item]) -> String {
     let tail = items.len().saturating_sub(TAIL).max(head);
     out.push("head:".into());
     for item in &items[..head] {
-        render_item(item, lines, &mut out, true, false);
+        render_item(item, src, &mut out, true, false);
     }
 
     let middle = signal_lines(src, &items[head..tail]);
@@ -48,7 +51,7 @@ pub fn render(src: &Source, items: &[Item]) -> String {
         out.push("signal lines between head and tail:".into());
         let mut last: Option<usize> = None;
         for (at, shown) in middle {
-            if last.is_none_or(|l| at > l + 1) {
+            if last.is_none_or(|l| src.line_no(at) > src.line_no(l) + 1) {
                 out.push("…".into());
             }
             out.extend(shown);
@@ -79,7 +82,7 @@ pub fn render(src: &Source, items: &[Item]) -> String {
     out.push("tail:".into());
     for (k, item) in items[tail..].iter().enumerate() {
         // the output's last run shows where it ended
-        render_item(item, lines, &mut out, true, tail + k + 1 == items.len());
+        render_item(item, src, &mut out, true, tail + k + 1 == items.len());
     }
     let mut text = out.join("\n");
     text.push('\n');
@@ -97,12 +100,15 @@ fn signal_lines(src: &Source, middle: &[Item]) -> Vec<(usize, Vec<String>)> {
         if let Item::Block(b) = item {
             let body = b.render(lines);
             if let Some(first) = traces.get(&body) {
-                shown.push((b.start, vec![format!("L{}: same trace as L{}", b.start + 1, first + 1)]));
+                shown.push((
+                    b.start,
+                    vec![format!("L{}: same trace as L{}", src.line_no(b.start), src.line_no(*first))],
+                ));
                 continue;
             }
             traces.insert(body.clone(), b.start);
             let mut body = body;
-            body[0] = format!("L{}: {}", b.start + 1, body[0]);
+            body[0] = format!("L{}: {}", src.line_no(b.start), body[0]);
             shown.push((b.start, body));
         }
     }
@@ -138,7 +144,7 @@ fn signal_lines(src: &Source, middle: &[Item]) -> Vec<(usize, Vec<String>)> {
     }
     for (i, n) in keyword {
         let more = if n > 1 { format!(" (×{n} similar in all)") } else { String::new() };
-        shown.push((i, vec![format!("L{}: {}{more}", i + 1, cut(lines[i]))]));
+        shown.push((i, vec![format!("L{}: {}{more}", src.line_no(i), cut(lines[i]))]));
     }
     if unshown > 0 {
         let at = shown.iter().map(|s| s.0).max().unwrap_or(0);
@@ -167,7 +173,7 @@ fn group(src: &Source, members: &[usize]) -> Vec<(usize, Vec<String>)> {
         d.iter()
             .map(|&(i, n)| {
                 let more = if n > 1 { format!(" (×{n})") } else { String::new() };
-                (i, vec![format!("L{}: {}{more}", i + 1, lines[i])])
+                (i, vec![format!("L{}: {}{more}", src.line_no(i), lines[i])])
             })
             .collect()
     };
@@ -180,7 +186,7 @@ fn group(src: &Source, members: &[usize]) -> Vec<(usize, Vec<String>)> {
         return each(&distinct);
     };
     let texts: Vec<&str> = distinct.iter().map(|&(i, _)| lines[i]).collect();
-    let mut body = vec![format!("L{}: {}", first + 1, lines[first])];
+    let mut body = vec![format!("L{}: {}", src.line_no(first), lines[first])];
     match values_line(&texts, true) {
         Some(v) => body.push(format!("{v} {count}")),
         None => body.push(format!("… and {} more like it {count}", members.len() - 1)),

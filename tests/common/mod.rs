@@ -192,7 +192,7 @@ pub fn wait_for_file(path: &Path, limit: Duration) {
 /// the short one), from the whole stderr.
 pub fn receipt_raw_id(stderr: &[u8]) -> Option<String> {
     let text = String::from_utf8_lossy(stderr);
-    let line = text.lines().find(|l| l.starts_with("[TokenSieve]") || l.starts_with("[tokensieve"))?;
+    let line = receipt_line(&text)?;
     let at = line.find("raw: ").map(|i| i + 5).or_else(|| line.find("raw ").map(|i| i + 4))?;
     let id: String = line[at..].chars().take_while(|c| c.is_ascii_hexdigit()).collect();
     (!id.is_empty()).then_some(id)
@@ -224,4 +224,50 @@ pub fn output_with_stdin(cmd: &mut Command, input: &[u8]) -> Output {
     let out = child.wait_with_output().unwrap();
     feeder.join().unwrap();
     out
+}
+
+/// Every `*.json` under fixtures/json, sorted.
+pub fn json_fixtures() -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "json") {
+                out.push(p);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/json"), &mut out);
+    out.sort();
+    out
+}
+
+/// The original token count a receipt states (`Original: N tok` in the long
+/// form, `[tokensieve N→M tok` in the short one).
+pub fn receipt_original(stderr: &[u8]) -> Option<usize> {
+    let text = String::from_utf8_lossy(stderr);
+    let line = receipt_line(&text)?;
+    let rest = match line.find("Original: ") {
+        Some(i) => &line[i + 10..],
+        None => line.strip_prefix("[tokensieve ")?,
+    };
+    rest.chars().take_while(char::is_ascii_digit).collect::<String>().parse().ok()
+}
+
+/// `tokensieve show ID [ARGS...]` in the sandbox's home: its stdout.
+pub fn show(sb: &Sandbox, id: &str, args: &[&str]) -> Vec<u8> {
+    let out = output_within(sb.cmd(BIN).arg("show").arg(id).args(args), Duration::from_secs(120));
+    assert!(out.status.success(), "show {id}: {}", String::from_utf8_lossy(&out.stderr));
+    out.stdout
+}
+
+/// The receipt, from its marker on: a tool's stderr that did not end its
+/// last line (Maven leaves an unterminated colour reset) runs into it.
+fn receipt_line(stderr: &str) -> Option<&str> {
+    stderr.lines().find_map(|l| {
+        let at = l.find("[TokenSieve]").or_else(|| l.find("[tokensieve "))?;
+        Some(&l[at..])
+    })
 }
