@@ -292,17 +292,7 @@ mod tests {
 
     /// A guard source over `raw` (already clean), stored as `abc123`.
     fn with_source<T>(raw: &str, f: impl FnOnce(&guard::Source) -> T) -> T {
-        let lines: Vec<&str> = raw.split('\n').collect();
-        let ledger = ledger::scan(lines.iter().copied());
-        let src = guard::Source {
-            raw: guard::raw_lines(raw),
-            cleaned: lines,
-            ledger: &ledger,
-            id: Some("abc123"),
-            budget: None,
-            excerpt: None,
-        };
-        f(&src)
+        f(&guard::Owned::new(raw).src())
     }
 
     #[test]
