@@ -35,20 +35,7 @@ fn run(home: &Path, args: &[&str], env: &[(&str, &str)], input: &[u8]) -> Output
 }
 
 fn fixtures() -> Vec<PathBuf> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                walk(&p, out);
-            } else if p.extension().is_some_and(|x| x == "json") {
-                out.push(p);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/json"), &mut out);
-    out.sort();
-    out
+    common::json_fixtures()
 }
 
 /// One step of a jq path as views write them.

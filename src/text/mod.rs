@@ -78,6 +78,7 @@ pub fn render(text: &str, hint: Option<&Hint>, settings: &Settings) -> Option<Re
         // an excerpt's counts would not be what `show ID --grep` prints
         id: settings.raw_id.as_deref().filter(|_| settings.excerpt.is_none()),
         excerpt: settings.excerpt.as_ref(),
+        budget: settings.budget,
     };
     let large = text.len() > settings.text_threshold;
     let note = if large { settings.raw_note.as_deref() } else { None };
@@ -87,7 +88,8 @@ pub fn render(text: &str, hint: Option<&Hint>, settings: &Settings) -> Option<Re
         && let Some(body) = filter.summarize(&inv, &cleaned, &src)
     {
         // dense output (hundreds of findings): families condensed, then the cap
-        let dense = text.len() > 2 * settings.text_threshold && body.len() * 2 > text.len();
+        let dense =
+            !filter.lossless() && text.len() > 2 * settings.text_threshold && body.len() * 2 > text.len();
         let body = if dense {
             let body = condense::condense(&body, &src).unwrap_or(body);
             cap(body, text.len(), note, &src)
@@ -295,6 +297,7 @@ mod tests {
             cleaned: lines,
             ledger: &ledger,
             id: Some("abc123"),
+            budget: None,
             excerpt: None,
         };
         f(&src)
@@ -425,7 +428,7 @@ mod real_outputs {
     fn grep_folds_site_packages() {
         let r = run("grep -rn def .", 0, local!("grep-real"));
         assert!(r.text.contains("./site-packages/ (dependencies, not listed):"), "{}", &r.text[..300]);
-        assert!(r.text.contains("./plistlib.py:90: def __repr__(self):"));
+        assert!(r.text.contains("\n./plistlib.py:90:    def __repr__(self):\n"), "{}", r.text);
     }
 
     #[test]

@@ -198,6 +198,24 @@ pub fn receipt_raw_id(stderr: &[u8]) -> Option<String> {
     (!id.is_empty()).then_some(id)
 }
 
+/// Every `*.json` under fixtures/json, sorted.
+pub fn json_fixtures() -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "json") {
+                out.push(p);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/json"), &mut out);
+    out.sort();
+    out
+}
+
 /// The original token count a receipt states (`Original: N tok` in the long
 /// form, `[tokensieve N→M tok` in the short one).
 pub fn receipt_original(stderr: &[u8]) -> Option<usize> {

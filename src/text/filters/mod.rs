@@ -31,6 +31,11 @@ pub trait Filter: Sync {
     /// command showing what they count (`guard::count_line`). The caller
     /// adds `exit N`.
     fn summarize(&self, inv: &Invocation, text: &str, src: &Source) -> Option<String>;
+    /// Whether the summary is the answer itself (a listing, search hits):
+    /// never condensed or capped, only the budget may cut it.
+    fn lossless(&self) -> bool {
+        false
+    }
 }
 
 /// Every tool-aware filter, most specific first.
