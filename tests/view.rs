@@ -334,9 +334,11 @@ fn the_harness_cap_sets_the_budget() {
     let out =
         run(home.path(), &[], &[("BASH_MAX_OUTPUT_LENGTH", "6000"), ("TOKENSIEVE_BUDGET", "off")], &raw);
     assert!(!String::from_utf8(out.stdout).unwrap().starts_with("# view"));
+    // A bad value is one warning and the defaults: a pipeline keeps its output.
     let out = run(home.path(), &[], &[("TOKENSIEVE_BUDGET", "lots")], &raw);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8(out.stderr).unwrap().contains("TOKENSIEVE_BUDGET must be"));
+    assert_eq!(out.status.code(), Some(0));
+    assert!(!out.stdout.is_empty());
+    assert!(String::from_utf8(out.stderr).unwrap().contains("warning: TOKENSIEVE_BUDGET must be"));
 }
 
 /// A service's JSON-lines log: thousands of requests, one error among them.

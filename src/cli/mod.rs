@@ -83,7 +83,13 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
 }
 
 fn run(args: Vec<OsString>) -> Result<ExitCode> {
-    let mut global = Global { settings: settings_from_env()?, ..Global::default() };
+    // A bad TOKENSIEVE_* variable must not cost a pipeline its output (`aws
+    // ... | tokensieve`): one warning, and the defaults, as in the shim.
+    let settings = settings_from_env().unwrap_or_else(|e| {
+        eprintln!("tokensieve: warning: {e:#}; using the defaults");
+        Settings::default()
+    });
+    let mut global = Global { settings, ..Global::default() };
     let mut parser = lexopt::Parser::from_args(args);
     let mut positional: Vec<OsString> = Vec::new();
     let mut stage: Option<String> = None;
