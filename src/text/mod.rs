@@ -18,6 +18,8 @@ mod generic;
 pub mod guard;
 mod kind;
 pub mod ledger;
+#[cfg(test)]
+mod properties;
 mod summary;
 
 use aho_corasick::AhoCorasick;
