@@ -424,6 +424,37 @@ mod real_outputs {
     }
 
     #[test]
+    fn gxx_overload_error_keeps_every_error_and_counts_system_notes() {
+        let r = run(
+            "g++ -c shapes.cpp -o shapes.o",
+            1,
+            include_str!("../../fixtures/text/local/build/gxx-overload-candidates.txt"),
+        );
+        assert_eq!(r.shape, Shape::Text("cc".into()));
+        for e in [
+            "shapes.cpp:19:51: error: no match for",
+            "shapes.cpp:21:16: error:",
+            "shapes.cpp:22:21: error: too many arguments",
+        ] {
+            assert!(r.text.contains(e), "{e}: {}", r.text);
+        }
+        assert!(!r.text.contains("note: candidate: ‘std::basic_ostream"), "{}", r.text);
+        assert!(r.text.contains("notes from system headers)"), "{}", r.text);
+    }
+
+    #[test]
+    fn a_java_log_keeps_each_trace_with_its_innermost_cause() {
+        let raw = include_str!("../../fixtures/text/local/logs/java-service-caused-by.txt");
+        let r = run("java -cp out svc.OrderServer", 1, raw);
+        let innermost: Vec<&str> = raw.lines().filter(|l| l.starts_with("Caused by:")).collect();
+        assert!(!innermost.is_empty());
+        for cause in innermost {
+            assert!(r.text.contains(cause), "{cause}: {}", r.text);
+        }
+        assert!(r.text.len() * 20 < raw.len(), "{}", r.text.len());
+    }
+
+    #[test]
     fn dpkg_log_gets_the_large_output_summary() {
         let r = run("tail -n 2500 /var/log/dpkg.log", 0, local!("dpkg-log-real"));
         assert_eq!(r.shape, Shape::Text("generic".into()));
