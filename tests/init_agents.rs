@@ -294,6 +294,11 @@ fn doctor_reports_each_agent() {
     h.tokensieve(&["init", "copilot"]);
     let text = doctor(&h);
     assert!(text.contains("gemini: installed; its shell commands that name a shim find it"), "{text}");
+    // Gemini with its hooks turned off would never run ours.
+    let mut settings: Value = serde_json::from_str(&h.read(".gemini/settings.json")).unwrap();
+    settings["hooksConfig"] = json!({"enabled": false});
+    h.write(".gemini/settings.json", &settings.to_string());
+    assert!(doctor(&h).contains("gemini: installed; PROBLEM: Gemini's hooks are turned off"));
     // No install.sh PATH block in ~/.profile: Copilot's login shell lacks it.
     assert!(text.contains("copilot: installed; PROBLEM: a login shell starts with"), "{text}");
 }

@@ -103,6 +103,23 @@ pub fn installed_hook(text: &str) -> Option<String> {
     rewrite::find_command(text, EVENT, HOOK_MARK)
 }
 
+/// Why Gemini would not run our hook although it is there: hooks turned
+/// off, or ours listed as disabled (by its name or its command).
+pub fn switched_off(text: &str) -> Option<&'static str> {
+    let settings = parse_object(text).ok()?;
+    let config = settings.get("hooksConfig")?;
+    if config.get("enabled") == Some(&Value::Bool(false)) {
+        return Some("Gemini's hooks are turned off (hooksConfig.enabled: false)");
+    }
+    let ours = installed_hook(text)?;
+    let disabled = config.get("disabled")?.as_array()?;
+    disabled
+        .iter()
+        .filter_map(Value::as_str)
+        .any(|d| d == "tokensieve" || d == ours)
+        .then_some("our hook is in Gemini's hooksConfig.disabled")
+}
+
 /// The hook's answer to one `BeforeTool` event: the shell command with the
 /// PATH line in front, or `{}` (run it as it is).
 pub fn answer(input: &Value, ctx: &Context, shims: &[String]) -> Value {
@@ -147,6 +164,19 @@ mod tests {
         let without: Value = serde_json::from_str(&remove_hook(&with).unwrap()).unwrap();
         assert_eq!(without, serde_json::from_str::<Value>(theirs).unwrap());
         assert_eq!(remove_hook(theirs).unwrap(), theirs);
+    }
+
+    #[test]
+    fn a_hook_gemini_will_not_run_is_named() {
+        let with = add_hook("{}", CMD).unwrap();
+        assert_eq!(switched_off(&with), None);
+        let mut v: Value = serde_json::from_str(&with).unwrap();
+        v["hooksConfig"] = json!({"disabled": ["tokensieve"]});
+        assert_eq!(switched_off(&v.to_string()), Some("our hook is in Gemini's hooksConfig.disabled"));
+        v["hooksConfig"] = json!({"enabled": false});
+        assert!(switched_off(&v.to_string()).unwrap().contains("turned off"));
+        v["hooksConfig"] = json!({"enabled": true, "disabled": ["other.sh"]});
+        assert_eq!(switched_off(&v.to_string()), None);
     }
 
     #[test]

@@ -158,7 +158,13 @@ impl Agent {
             }
             Agent::Copilot => login_shell_path(ctx),
             Agent::Gemini => hook_shell_path(
-                gemini::installed_hook(&read(&gemini::config_dir(ctx).join("settings.json"))),
+                {
+                    let text = read(&gemini::config_dir(ctx).join("settings.json"));
+                    if let Some(why) = gemini::switched_off(&text) {
+                        return Err(why.into());
+                    }
+                    gemini::installed_hook(&text)
+                },
                 "no BeforeTool hook (run: tokensieve init gemini)",
                 &json!({"hook_event_name": "BeforeTool", "tool_name": "run_shell_command",
                         "tool_input": {"command": PROBE}}),

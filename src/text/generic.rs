@@ -487,17 +487,7 @@ mod tests {
 
     /// The generic rendering of `text` (already clean), the raw stored as `abc123`.
     fn generic(text: &str, threshold: usize) -> String {
-        let lines: Vec<&str> = text.split('\n').collect();
-        let ledger = crate::text::ledger::scan(lines.iter().copied());
-        let src = Source {
-            raw: crate::text::guard::raw_lines(text),
-            cleaned: lines,
-            ledger: &ledger,
-            id: Some("abc123"),
-            budget: None,
-            excerpt: None,
-        };
-        render(&src, &settings(threshold)).0
+        render(&crate::text::guard::Owned::new(text).src(), &settings(threshold)).0
     }
 
     #[test]

@@ -92,6 +92,12 @@ fn names_vendored(inv: &Invocation) -> bool {
     inv.args.iter().filter(|a| !a.starts_with('-')).any(|a| a.split('/').any(|p| VENDORED.contains(&p)))
 }
 
+/// ` (N lines: tokensieve show ID --grep 'RE')` for lines of the raw output
+/// left out, or nothing when the output is not stored.
+fn command_for(src: &Source, pattern: &str, lines: &[usize]) -> String {
+    guard::count_line(src, pattern, lines).map(|c| format!(" {c}")).unwrap_or_default()
+}
+
 /// Per dependency folder: `root/ (dependencies): N <what> in M files: pkg n, …`
 /// and the command that prints them.
 fn vendored_lines(folded: &[(String, String, usize)], what: &str, src: &Source) -> Vec<String> {
@@ -117,8 +123,7 @@ fn vendored_lines(folded: &[(String, String, usize)], what: &str, src: &Source) 
         pkgs.sort_by_key(|p| std::cmp::Reverse(p.1));
         let shown: Vec<String> = pkgs.iter().take(12).map(|(p, c)| format!("{p} {c}")).collect();
         let more = if pkgs.len() > 12 { format!(", +{} more", pkgs.len() - 12) } else { String::new() };
-        let pattern = format!("^{}/", regex::escape(&root));
-        let command = guard::count_line(src, &pattern, &lines).map(|c| format!(" {c}")).unwrap_or_default();
+        let command = command_for(src, &format!("^{}/", regex::escape(&root)), &lines);
         out.push(format!(
             "{root}/ (dependencies, not listed): {} {what}: {}{more}{command}",
             lines.len(),
@@ -224,9 +229,7 @@ fn grep(text: &str, inv: &Invocation, src: &Source) -> Option<String> {
         let size: usize = group.iter().map(|l| l.len() + 1).sum();
         if used + size > budget && files.len() > 1 {
             let targets: Vec<usize> = hs.iter().map(|h| h.line).collect();
-            let pattern = format!("^{}:", regex::escape(path));
-            let command =
-                guard::count_line(src, &pattern, &targets).map(|c| format!(" {c}")).unwrap_or_default();
+            let command = command_for(src, &format!("^{}:", regex::escape(path)), &targets);
             counted.push(format!("{path}: {} matches{command}", hs.len()));
             continue;
         }
@@ -306,9 +309,7 @@ fn find(text: &str, inv: &Invocation, src: &Source) -> Option<String> {
         let line = format!("{label} {}", shown.join(" "));
         if used + line.len() + 1 > budget && dirs.len() > 1 {
             let targets: Vec<usize> = names.iter().map(|(_, i)| *i).collect();
-            let pattern = format!("^{}[^/]*$", regex::escape(dir));
-            let command =
-                guard::count_line(src, &pattern, &targets).map(|c| format!(" {c}")).unwrap_or_default();
+            let command = command_for(src, &format!("^{}[^/]*$", regex::escape(dir)), &targets);
             counted.push(format!("{label}: {} paths{command}", names.len()));
             continue;
         }

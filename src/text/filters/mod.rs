@@ -6,6 +6,7 @@
 mod cargo;
 mod cc;
 mod docker;
+mod exunit;
 mod git;
 mod gotool;
 mod install;
@@ -44,6 +45,7 @@ pub(crate) static FILTERS: &[&dyn Filter] = &[
     &python::Pytest,
     &gotool::Go,
     &jstest::JsTest,
+    &exunit::ExUnit,
     &lint::Tsc,
     &lint::Eslint,
     &lint::PyLint,
