@@ -202,10 +202,20 @@ fn decode_of_a_hundred_thousand_open_brackets_is_one_error_line_not_a_crash() {
         ("closed brackets", "[".repeat(100_000) + &"]".repeat(100_000)),
         ("a path", vec!["a"; 100_000].join(".") + "=1\n"),
         ("sections", format!("[{}]\nx=1\n", vec!["a"; 100_000].join("."))),
+        // Each part within the limit, the document over it.
+        (
+            "a section, a path and a value",
+            format!(
+                "[{}]\n{}={}\n",
+                vec!["a"; 60].join("."),
+                vec!["b"; 60].join("."),
+                "[".repeat(60) + &"]".repeat(60)
+            ),
+        ),
     ];
     for (what, input) in cases {
         let err = assert_one_line_error(&run(&["decode"], input.as_bytes()), what);
-        assert!(err.contains("128"), "{what}: {err}");
+        assert!(err.contains("nested deeper than 127"), "{what}: {err}");
     }
 }
 

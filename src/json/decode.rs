@@ -391,6 +391,7 @@ impl<'a> Reader<'a> {
             if !self.root.is_null() {
                 bail!("{}", self.err("a second root value"));
             }
+            check_depth(0, &v).map_err(|e| self.err(e))?;
             self.root = v;
             return Ok(());
         }
@@ -439,6 +440,24 @@ fn cell(c: &mut Cursor, col: &Column) -> Result<Option<Value>> {
     }
 }
 
+/// A value placed under `steps` containers must not nest deeper than
+/// `MAX_DEPTH` in all: deeper JSON is what our own parser (and serde_json's
+/// readers) refuse, and what overflows the stack of a reader that recurses.
+fn check_depth(steps: usize, v: &Value) -> Result<()> {
+    fn depth(v: &Value) -> usize {
+        match v {
+            Value::Array(a) => 1 + a.iter().map(depth).max().unwrap_or(0),
+            Value::Object(m) => 1 + m.values().map(depth).max().unwrap_or(0),
+            _ => 0,
+        }
+    }
+    // `steps` is checked first so the walk below stays short.
+    if steps > MAX_DEPTH || steps + depth(v) > MAX_DEPTH {
+        bail!("containers nested deeper than {MAX_DEPTH} levels");
+    }
+    Ok(())
+}
+
 fn is_root_table(line: &str) -> bool {
     let digits = line[1..].bytes().take_while(u8::is_ascii_digit).count();
     digits > 0 && line[1 + digits..].starts_with("]{")
@@ -447,10 +466,7 @@ fn is_root_table(line: &str) -> bool {
 /// Sets `path` in `root`, creating objects and arrays on the way (an index
 /// may only extend an array by one: paths come in document order).
 pub fn insert(root: &mut Value, path: &[Seg], v: Value) -> Result<()> {
-    if path.len() > MAX_DEPTH {
-        // Nesting this deep would overflow the stack of whatever reads it.
-        bail!("a path of {} steps (at most {MAX_DEPTH})", path.len());
-    }
+    check_depth(path.len(), &v)?;
     let mut cur = root;
     for (i, seg) in path.iter().enumerate() {
         let last = i + 1 == path.len();

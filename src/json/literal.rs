@@ -24,10 +24,10 @@ pub enum Seg {
     Index(usize),
 }
 
-/// Containers nest at most this deep in a value we read (serde_json's own
-/// limit for the JSON we parse): deeper input is an error, not a stack
-/// overflow.
-pub const MAX_DEPTH: usize = 128;
+/// Containers nest at most this deep in a value we read: the most
+/// serde_json parses (so the JSON `decode` prints is JSON we read back).
+/// Deeper input is an error, not a stack overflow.
+pub const MAX_DEPTH: usize = 127;
 
 /// Whether `s` is exactly one JSON number (RFC 8259: `-? int frac? exp?`).
 pub fn is_json_number(s: &str) -> bool {
@@ -386,9 +386,12 @@ mod tests {
     fn deep_inline_containers_are_an_error_not_a_crash() {
         let deep = "[".repeat(100_000);
         let err = Cursor::new(&deep).value(Ctx::Cell).unwrap_err();
-        assert!(err.to_string().contains("nested deeper than 128"), "{err}");
+        assert!(err.to_string().contains("nested deeper than 127"), "{err}");
         let ok = format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
-        assert!(Cursor::new(&ok).value(Ctx::Cell).is_ok());
+        let v = Cursor::new(&ok).value(Ctx::Cell).unwrap();
+        // As deep as serde_json reads back, and no deeper.
+        assert_eq!(crate::json::parse::value_exact(&v.to_string()).unwrap(), v);
+        assert!(crate::json::parse::value_exact(&format!("[{v}]")).is_err());
     }
 
     #[test]
