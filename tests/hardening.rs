@@ -431,3 +431,16 @@ fn a_key_abbreviated_to_digits_does_not_hang_the_pipeline() {
     assert_eq!(out.status.code(), Some(0));
     assert!(!out.stdout.is_empty());
 }
+
+#[test]
+fn a_key_the_json_library_reads_as_a_number_is_not_rewritten() {
+    // Found by the decode fuzz target: with exact big numbers on, serde_json
+    // reads `{"$serde_json::private::Number":"12"}` as the number 12, so the
+    // agent was told `a=12`.
+    let doc = br#"{"a": {"$serde_json::private::Number": "12"}, "b": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]}"#;
+    let out = run(&["--cmd", "aws x"], doc);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(out.stdout, doc, "{}", String::from_utf8_lossy(&out.stdout));
+    let decoded = run(&["decode"], b"a.\"$serde_json::private::Number\"=12\n");
+    assert!(assert_one_line_error(&decoded, "decode").contains("reserved"));
+}

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use anyhow::{Result, anyhow, bail};
 use serde_json::{Map, Value};
 
-use super::literal::{Ctx, Cursor, MAX_DEPTH, Seg, key_bare_ok};
+use super::literal::{Ctx, Cursor, MAX_DEPTH, RESERVED_KEY, Seg, key_bare_ok};
 
 /// Decodes tokensieve output (or plain JSON) to a `Value`.
 pub fn decode(text: &str) -> Result<Value> {
@@ -467,6 +467,9 @@ fn is_root_table(line: &str) -> bool {
 /// may only extend an array by one: paths come in document order).
 pub fn insert(root: &mut Value, path: &[Seg], v: Value) -> Result<()> {
     check_depth(path.len(), &v)?;
+    if path.iter().any(|s| matches!(s, Seg::Key(k) if k == RESERVED_KEY)) {
+        bail!("the key {RESERVED_KEY:?} is reserved by the JSON library");
+    }
     let mut cur = root;
     for (i, seg) in path.iter().enumerate() {
         let last = i + 1 == path.len();

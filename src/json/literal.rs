@@ -29,6 +29,12 @@ pub enum Seg {
 /// Deeper input is an error, not a stack overflow.
 pub const MAX_DEPTH: usize = 127;
 
+/// The one object key serde_json (with `arbitrary_precision`, which keeps
+/// big numbers exact) reads as a number in disguise: `{"$serde_json::
+/// private::Number":"12"}` parses as `12`. A document holding it is not
+/// ours to rewrite, and `decode` never builds it.
+pub const RESERVED_KEY: &str = "$serde_json::private::Number";
+
 /// Whether `s` is exactly one JSON number (RFC 8259: `-? int frac? exp?`).
 pub fn is_json_number(s: &str) -> bool {
     let b = s.as_bytes();
@@ -317,6 +323,9 @@ impl<'a> Cursor<'a> {
                     loop {
                         self.skip_spaces();
                         let k = self.key(":")?;
+                        if k == RESERVED_KEY {
+                            bail!("the key {RESERVED_KEY:?} is reserved by the JSON library");
+                        }
                         self.expect(':')?;
                         map.insert(k, self.value(Ctx::Cell)?);
                         if self.eat('}') {

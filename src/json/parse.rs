@@ -6,6 +6,7 @@ use std::collections::HashSet;
 
 use serde_json::{Deserializer, Value};
 
+use super::literal::RESERVED_KEY;
 use super::scrubber::scrub;
 
 /// Parses `raw` as JSON. Only objects and arrays count: a bare scalar (a tool
@@ -24,7 +25,7 @@ pub fn parse(raw: &[u8]) -> Option<Value> {
     // A parser keeps one of two equal keys and silently loses the other:
     // such input is not ours to rewrite.
     let scan = scan(text.as_bytes());
-    if scan.duplicate_key {
+    if scan.duplicate_key || scan.reserved_key {
         return None;
     }
     if scan.rewritten_number {
@@ -53,9 +54,13 @@ struct OpenObject<'a> {
 /// parser writes exponents its own way (`1E+2` → `1e+2`, `1e400` →
 /// `1e+400`), which `restore_numbers` undoes. Repeated keys are allowed
 /// (the last wins), as in serde_json.
-pub fn value_exact(text: &str) -> serde_json::Result<Value> {
+pub fn value_exact(text: &str) -> anyhow::Result<Value> {
     let mut v: Value = serde_json::from_str(text)?;
-    if scan(text.as_bytes()).rewritten_number {
+    let scan = scan(text.as_bytes());
+    if scan.reserved_key {
+        anyhow::bail!("the key {RESERVED_KEY:?} is reserved by the JSON library");
+    }
+    if scan.rewritten_number {
         restore_numbers(std::slice::from_mut(&mut v), text.as_bytes());
     }
     Ok(v)
@@ -68,6 +73,8 @@ struct Scan {
     /// Some number has an exponent serde_json writes differently (`E`, or
     /// no sign after the `e`).
     rewritten_number: bool,
+    /// Some key is `RESERVED_KEY` (serde_json read that object as a number).
+    reserved_key: bool,
 }
 
 fn scan(json: &[u8]) -> Scan {
@@ -77,6 +84,7 @@ fn scan(json: &[u8]) -> Scan {
     let mut keys: Vec<&[u8]> = Vec::new();
     let mut expect_key = false;
     let mut rewritten_number = false;
+    let mut reserved_key = false;
     let mut i = 0;
     while i < json.len() {
         match json[i] {
@@ -99,10 +107,12 @@ fn scan(json: &[u8]) -> Scan {
                 let start = i + 1;
                 i = string_end(json, start);
                 if expect_key {
+                    let key = &json[start..i.min(json.len())];
+                    reserved_key |= is_reserved(key);
                     if let Some(Some(obj)) = frames.last_mut()
-                        && !insert_key(obj, &mut keys, &json[start..i.min(json.len())])
+                        && !insert_key(obj, &mut keys, key)
                     {
-                        return Scan { duplicate_key: true, rewritten_number };
+                        return Scan { duplicate_key: true, rewritten_number, reserved_key };
                     }
                     expect_key = false;
                 }
@@ -120,7 +130,17 @@ fn scan(json: &[u8]) -> Scan {
         }
         i += 1;
     }
-    Scan { duplicate_key: false, rewritten_number }
+    Scan { duplicate_key: false, rewritten_number, reserved_key }
+}
+
+/// Whether a key as written (escapes and all) is `RESERVED_KEY`.
+fn is_reserved(key: &[u8]) -> bool {
+    if !key.contains(&b'\\') {
+        return key == RESERVED_KEY.as_bytes();
+    }
+    // Escaped: compare what it stands for (`\u0024serde_json...`).
+    let quoted = [&b"\""[..], key, b"\""].concat();
+    serde_json::from_slice::<String>(&quoted).is_ok_and(|k| k == RESERVED_KEY)
 }
 
 /// Puts every number of `values` back as `json` (their source, valid JSON)
@@ -262,6 +282,20 @@ mod tests {
             r#"[{"a":1e400,"b":[1E+2,-0.5e-3,2E5],"c":{"d":"1E9","e":3e7},"f":true},[0.0e0,10,1e1]]"#
         );
         assert_eq!(value_exact("[1E+2, 5]").unwrap().to_string(), "[1E+2,5]");
+    }
+
+    #[test]
+    fn the_key_serde_json_reads_as_a_number_is_not_rewritten() {
+        // With arbitrary_precision this object parses as the number 12.
+        for doc in [
+            &br#"{"a": {"$serde_json::private::Number": "12"}, "b": 1}"#[..],
+            br#"{"a": {"\u0024serde_json::private::Number": "12"}}"#,
+            br#"[{"$serde_json::private::Number": "x"}]"#,
+        ] {
+            assert!(parse(doc).is_none(), "{}", String::from_utf8_lossy(doc));
+        }
+        assert!(value_exact(r#"{"$serde_json::private::Number": "12"}"#).is_err());
+        assert!(parse(br#"{"a": "$serde_json::private::Number"}"#).is_some(), "as a value it is only text");
     }
 
     #[test]
