@@ -40,7 +40,7 @@ case_() { # case_ NAME ARGS... : old vs new, each with its own home
         -n new "env TOKENSIEVE_HOME=$out/home-new $out/new/tokensieve $*" >/dev/null
     python3 - "$out/$name.json" "$name" <<'PY'
 import json, statistics, sys
-r = {x["name"]: x for x in json.load(open(sys.argv[1]))["results"]}
+r = {x["command"]: x for x in json.load(open(sys.argv[1]))["results"]}
 o, n = r["old"], r["new"]
 med = lambda x: statistics.median(x["times"]) * 1000
 cpu = lambda x: (x["user"] + x["system"]) * 1000
