@@ -383,3 +383,42 @@ fn a_long_maven_build_through_run_gives_the_summary_and_the_stored_file() {
     assert_eq!(stored, show(&sb, &id, &[]));
     assert!(stored.len() > 3 * text.len(), "{} stored, {} shown", stored.len(), text.len());
 }
+
+#[test]
+fn a_view_of_a_kept_output_tiles_the_whole_outputs_lines() {
+    let sb = Sandbox::new();
+    // An error every 50 lines: the summary is over the budget, a view it is.
+    sb.shimmed(
+        "noisy",
+        "#!/usr/bin/env python3\nimport sys\nusers = ['ana', 'bo', 'chen', 'dara', 'eli', 'fay', 'gus']\n\
+         out = ['service starting\\n']\nfor i in range(1, 30001):\n    if i % 50 == 0:\n        \
+         out.append(f'2026-11-23T10:{i % 60:02d}:00Z ERROR job {i} failed: connection refused to db:{5000 + i % 997}\\n')\n    \
+         else:\n        out.append(f'2026-11-23T10:{i % 60:02d}:{i % 60:02d}Z INFO job {i} for {users[i % 7]} done in {i % 97} ms\\n')\n\
+         out.append('summary: done\\n')\nsys.stdout.write(''.join(out))\n",
+    );
+    let out =
+        output_within(sb.agent(sb.shims.join("noisy")).env("TOKENSIEVE_CAPTURE_MAX_BYTES", "256K"), MINUTE);
+    assert!(out.status.success());
+    let text = stdout_text(&out);
+    let id = receipt_raw_id(&out.stderr).expect("a raw id");
+    let stored = show(&sb, &id, &[]);
+    let whole: Vec<&str> = std::str::from_utf8(&stored).unwrap().lines().collect();
+    let mut lines = text.lines();
+    assert!(lines.next().unwrap().starts_with(&format!("# view: {} lines, ", whole.len())), "{text}");
+    // Shown lines and `… lines A-B not shown` ranges cover the output in
+    // order, each shown line being that line of the whole output.
+    let mut next = 1;
+    for line in lines.take_while(|l| !l.starts_with("# ")) {
+        if let Some(range) = line.strip_prefix("… lines ") {
+            let (a, rest) = range.split_once('-').unwrap();
+            let b: usize = rest.split(' ').next().unwrap().parse().unwrap();
+            assert_eq!(a.parse::<usize>().unwrap(), next, "{line}");
+            assert!(line.ends_with(&format!("tokensieve show {id} --lines {a}:{b}")), "{line}");
+            next = b + 1;
+        } else {
+            assert_eq!(line, whole[next - 1], "line {next}");
+            next += 1;
+        }
+    }
+    assert_eq!(next, whole.len() + 1, "{text}");
+}
