@@ -95,8 +95,9 @@ pub fn text(text: &str, summary: Option<Shape>, hint: Option<&Hint>, settings: &
             continue;
         }
         let cost = budget::chars(&shown_line(lines[i], from_raw.then(|| num(i)), settings)) + 1;
-        let left_hidden = i > 0 && !kept[i - 1];
-        let right_hidden = i + 1 < n && !kept[i + 1];
+        // (an excerpt's neighbours may be lines it never held: hidden too)
+        let left_hidden = if i == 0 { num(0) > 1 } else { !kept[i - 1] || num(i - 1) + 1 < num(i) };
+        let right_hidden = if i + 1 == n { num(i) < total } else { !kept[i + 1] || num(i) + 1 < num(i + 1) };
         // Keeping `i` splits its gap, ends it, or moves its edge.
         let gap_change: isize = match (left_hidden, right_hidden) {
             (true, true) => 1,
