@@ -406,3 +406,18 @@ fn a_bad_tokensieve_variable_costs_a_warning_not_the_output() {
         assert_eq!(String::from_utf8_lossy(&out.stdout), "ran\n", "{var}");
     }
 }
+
+#[test]
+fn a_key_abbreviated_to_digits_does_not_hang_the_pipeline() {
+    // Found by the decode fuzz target: PVFN looked for an abbreviation of
+    // `0_______` among `0`, `02`, `03`... forever (digits read as indices).
+    let t = tempfile::tempdir().unwrap();
+    let mut c = tokensieve(&t.path().join("home"));
+    let input = br#"{"a":{"0_______":1,"x":"some text"},"b":{"0_______":2,"x":"more text"}}"#;
+    let file = t.path().join("in.json");
+    fs::write(&file, input).unwrap();
+    c.arg(&file);
+    let out = common::output_within(&mut c, std::time::Duration::from_secs(20));
+    assert_eq!(out.status.code(), Some(0));
+    assert!(!out.stdout.is_empty());
+}
