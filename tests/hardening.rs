@@ -7,9 +7,9 @@ mod common;
 use std::fs;
 use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
-use common::{BIN, receipt_raw_id};
+use common::{BIN, output_with_stdin, receipt_raw_id};
 
 const VPCS: &str = "fixtures/json/aws/ec2-describe-vpcs.json";
 
@@ -17,35 +17,18 @@ fn fixture(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
 }
 
-/// The binary with a private home and none of the user's tuning.
 fn tokensieve(home: &Path) -> Command {
-    let mut c = Command::new(BIN);
-    c.env("TOKENSIEVE_HOME", home)
-        .env_remove("TOKENSIEVE_STORE_MAX_BYTES")
-        .env_remove("TOKENSIEVE_TOKENIZER")
-        .env_remove("TOKENSIEVE")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    c
+    common::tokensieve_in(home)
 }
 
 /// Filter mode on `input` with a command hint.
 fn filter_bytes(home: &Path, input: &[u8], extra: &[(&str, &str)]) -> Output {
     let mut c = tokensieve(home);
-    c.args(["--cmd", "aws ec2 describe-vpcs"]).stdin(Stdio::piped());
+    c.args(["--cmd", "aws ec2 describe-vpcs"]);
     for (k, v) in extra {
         c.env(k, v);
     }
-    let mut child = c.spawn().unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let input = input.to_vec();
-    let feeder = std::thread::spawn(move || {
-        use std::io::Write;
-        let _ = stdin.write_all(&input);
-    });
-    let out = child.wait_with_output().unwrap();
-    feeder.join().unwrap();
-    out
+    output_with_stdin(&mut c, input)
 }
 
 fn vpcs() -> Vec<u8> {
@@ -199,18 +182,7 @@ fn store_folders_and_files_are_private_under_umask_777() {
 /// Runs the binary with `args` and `stdin`, in a temp home.
 fn run(args: &[&str], stdin: &[u8]) -> Output {
     let t = tempfile::tempdir().unwrap();
-    let mut c = tokensieve(&t.path().join("home"));
-    c.args(args).stdin(Stdio::piped()).current_dir(t.path());
-    let mut child = c.spawn().unwrap();
-    let mut pipe = child.stdin.take().unwrap();
-    let input = stdin.to_vec();
-    let feeder = std::thread::spawn(move || {
-        use std::io::Write;
-        let _ = pipe.write_all(&input);
-    });
-    let out = child.wait_with_output().unwrap();
-    feeder.join().unwrap();
-    out
+    output_with_stdin(tokensieve(&t.path().join("home")).args(args).current_dir(t.path()), stdin)
 }
 
 /// Exit 2 and exactly one short stderr line starting `tokensieve: `.
@@ -413,4 +385,39 @@ fn a_short_positional_secret_never_reaches_the_history() {
     let gain = tokensieve(&sb.home).args(["gain", "--json"]).output().unwrap();
     let gain = String::from_utf8_lossy(&gain.stdout);
     assert!(gain.contains("\"redis-cli AUTH\""), "{gain}");
+}
+
+#[test]
+fn a_bad_tokensieve_variable_costs_a_warning_not_the_output() {
+    let t = tempfile::tempdir().unwrap();
+    for (var, value) in
+        [("TOKENSIEVE_TEXT_THRESHOLD", "abc"), ("TOKENSIEVE_BUDGET", "zz"), ("TOKENSIEVE_TOKENIZER", "gpt2")]
+    {
+        let mut filter = tokensieve(&t.path().join("home"));
+        filter.env(var, value);
+        let out = output_with_stdin(&mut filter, &vpcs());
+        assert_eq!(out.status.code(), Some(0), "{var}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(!out.stdout.is_empty(), "{var}: the output was lost");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.lines().any(|l| l.starts_with("tokensieve: warning: ") && l.contains(var)), "{err}");
+        let mut run = tokensieve(&t.path().join("home"));
+        run.env(var, value).args(["run", "--", "echo", "ran"]);
+        let out = run.output().unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "ran\n", "{var}");
+    }
+}
+
+#[test]
+fn a_key_abbreviated_to_digits_does_not_hang_the_pipeline() {
+    // Found by the decode fuzz target: PVFN looked for an abbreviation of
+    // `0_______` among `0`, `02`, `03`... forever (digits read as indices).
+    let t = tempfile::tempdir().unwrap();
+    let mut c = tokensieve(&t.path().join("home"));
+    let input = br#"{"a":{"0_______":1,"x":"some text"},"b":{"0_______":2,"x":"more text"}}"#;
+    let file = t.path().join("in.json");
+    fs::write(&file, input).unwrap();
+    c.arg(&file);
+    let out = common::output_within(&mut c, std::time::Duration::from_secs(20));
+    assert_eq!(out.status.code(), Some(0));
+    assert!(!out.stdout.is_empty());
 }

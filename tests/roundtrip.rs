@@ -48,7 +48,7 @@ fn json() -> impl Strategy<Value = Value> {
             // Record arrays, so tables and Schema-YAML get exercised.
             prop::collection::vec(
                 prop::collection::vec(
-                    (prop::sample::select(vec!["id", "name", "a.b", "7", "Tags"]), inner),
+                    (prop::sample::select(vec!["id", "name", "a.b", "7", "Tags"]), inner.clone()),
                     1..4
                 ),
                 2..5
@@ -56,6 +56,38 @@ fn json() -> impl Strategy<Value = Value> {
             .prop_map(|rows| Value::Array(
                 rows.into_iter()
                     .map(|kv| Value::Object(kv.into_iter().map(|(k, v)| (k.to_string(), v)).collect()))
+                    .collect()
+            )),
+            // Records that hold records (reservations of instances), so
+            // nested tables get exercised.
+            prop::collection::vec(
+                (
+                    prop::collection::vec(
+                        (prop::sample::select(vec!["id", "owner", "a.b"]), inner.clone()),
+                        0..3
+                    ),
+                    prop::collection::vec(
+                        prop::collection::vec((prop::sample::select(vec!["x", "name", "7"]), inner), 1..3),
+                        1..4
+                    ),
+                ),
+                2..4
+            )
+            .prop_map(|parents| Value::Array(
+                parents
+                    .into_iter()
+                    .map(|(fields, kids)| {
+                        let mut m: Map<String, Value> =
+                            fields.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+                        let kids = kids
+                            .into_iter()
+                            .map(|kv| {
+                                Value::Object(kv.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+                            })
+                            .collect();
+                        m.insert("Items".into(), Value::Array(kids));
+                        Value::Object(m)
+                    })
                     .collect()
             )),
         ]

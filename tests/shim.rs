@@ -157,8 +157,11 @@ fn sigterm_sent_to_the_shim_reaches_the_tool() {
     sb.shimmed(
         "waiter",
         &format!(
+            // `wait` returns at once for a trapped signal (a foreground
+            // `sleep` would first run out): the tool answers within the
+            // shim's grace even on a loaded machine.
             "#!/bin/sh\ntrap 'echo TERM > {heard}; exit 7' TERM\necho '{{\"a\": 1}}'\ntouch {ready}\n\
-             while :; do sleep 0.05; done\n",
+             while :; do sleep 1 >/dev/null & wait $!; done\n",
             heard = heard.display(),
             ready = ready.display()
         ),

@@ -4,9 +4,10 @@
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Output};
 
-const BIN: &str = env!("CARGO_BIN_EXE_tokensieve");
+mod common;
+
 const VPCS: &str = "fixtures/json/aws/ec2-describe-vpcs.json";
 
 fn fixture(rel: &str) -> PathBuf {
@@ -15,14 +16,7 @@ fn fixture(rel: &str) -> PathBuf {
 
 /// The binary with a private home and none of the user's tuning.
 fn tokensieve(home: &Path) -> Command {
-    let mut c = Command::new(BIN);
-    c.env("TOKENSIEVE_HOME", home)
-        .env_remove("TOKENSIEVE_STORE_MAX_BYTES")
-        .env_remove("TOKENSIEVE_TOKENIZER")
-        .env_remove("TOKENSIEVE")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    c
+    common::tokensieve_in(home)
 }
 
 /// Filter mode on a fixture file, as a separate process.

@@ -1,6 +1,7 @@
 //! The text path on arbitrary bytes, as each tool family's output: the
-//! filters, the generic folding and the token counter never panic, and
-//! what is delivered is never bigger than the raw output in tokens.
+//! filters, the generic folding and the token counter (long pieces too)
+//! never panic, and what is delivered is never bigger than the raw output
+//! in tokens.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -37,5 +38,11 @@ fuzz_target!(|data: &[u8]| {
     assert!(receipt.compressed <= receipt.original, "{receipt}");
     if let Ok(text) = std::str::from_utf8(raw) {
         let _ = auditor::count(Encoding::O200k, text);
+        // Repeated past 8 KB, a piece is counted in chunks: its cuts on
+        // arbitrary bytes.
+        if !text.is_empty() && text.len() < 2048 {
+            let long = text.repeat(9000 / text.len() + 1);
+            let _ = auditor::count(Encoding::Cl100k, &long);
+        }
     }
 });

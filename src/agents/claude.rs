@@ -11,15 +11,17 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context as _, Result, bail};
+use anyhow::Result;
 use serde_json::{Map, Value, json};
 
 use super::block::{self, Markers};
 use super::edit::Edit;
+use super::rewrite;
 use super::{Context, INSTRUCTIONS, sh_quote};
 
 /// Every hook command we add ends with this comment: how we find it again.
 const HOOK_MARK: &str = "# tokensieve init claude";
+const EVENT: &str = "SessionStart";
 const MEMORY_MARKERS: Markers =
     Markers { begin: "<!-- >>> tokensieve >>> -->", end: "<!-- <<< tokensieve <<< -->" };
 
@@ -71,90 +73,42 @@ pub fn hook_command(bin: &Path, explicit_home: Option<&Path>) -> String {
 
 /// The command of our SessionStart hook in these settings, if any.
 pub fn installed_hook(text: &str) -> Option<String> {
-    let settings = parse(text).ok()?;
-    session_start(&settings)?
-        .iter()
-        .filter_map(|group| group.get("hooks").and_then(Value::as_array))
-        .flatten()
-        .find(|h| is_ours(h))
-        .and_then(|h| h.get("command").and_then(Value::as_str).map(str::to_owned))
-}
-
-fn is_ours(hook: &Value) -> bool {
-    hook.get("command").and_then(Value::as_str).is_some_and(|c| c.contains(HOOK_MARK))
-}
-
-/// The settings object (an empty file is an empty object).
-fn parse(text: &str) -> Result<Map<String, Value>> {
-    if text.trim().is_empty() {
-        return Ok(Map::new());
-    }
-    match serde_json::from_str(text).context("not valid JSON")? {
-        Value::Object(map) => Ok(map),
-        _ => bail!("not a JSON object"),
-    }
-}
-
-fn render(settings: &Map<String, Value>) -> String {
-    let mut text = serde_json::to_string_pretty(settings).unwrap_or_default();
-    text.push('\n');
-    text
+    rewrite::find_command(text, EVENT, HOOK_MARK)
 }
 
 /// Settings with our SessionStart hook; unchanged when it is there as is.
 fn add_hook(text: &str, command: &str) -> Result<String> {
-    let mut settings = parse(text)?;
-    let present = session_start(&settings)
-        .into_iter()
-        .flatten()
-        .filter_map(|group| group.get("hooks").and_then(Value::as_array))
-        .flatten()
-        .any(|h| h.get("command").and_then(Value::as_str) == Some(command));
-    if present {
+    if installed_hook(text).as_deref() == Some(command) {
         return Ok(text.to_owned());
     }
-    strip_ours(&mut settings)?;
-    let hooks = settings.entry("hooks").or_insert_with(|| json!({}));
-    let Some(hooks) = hooks.as_object_mut() else { bail!("\"hooks\" is not an object") };
-    let starts = hooks.entry("SessionStart").or_insert_with(|| json!([]));
-    let Some(starts) = starts.as_array_mut() else { bail!("\"hooks.SessionStart\" is not a list") };
-    starts.push(json!({ "hooks": [{ "type": "command", "command": command }] }));
-    Ok(render(&settings))
+    let mut settings = rewrite::parse_object(text)?;
+    strip_ours(&mut settings);
+    rewrite::event_list(&mut settings, EVENT)?
+        .push(json!({ "hooks": [{ "type": "command", "command": command }] }));
+    Ok(rewrite::render(&settings))
 }
 
 /// Settings without our hook (and without the lists it leaves empty).
 fn remove_hook(text: &str) -> Result<String> {
-    let mut settings = parse(text)?;
-    if !strip_ours(&mut settings)? {
+    let mut settings = rewrite::parse_object(text)?;
+    if !strip_ours(&mut settings) {
         return Ok(text.to_owned());
     }
-    Ok(render(&settings))
+    Ok(rewrite::render(&settings))
 }
 
-fn session_start(settings: &Map<String, Value>) -> Option<&Vec<Value>> {
-    settings.get("hooks")?.get("SessionStart")?.as_array()
-}
-
-/// Removes our hook commands, then groups and lists left empty by that.
-/// Whether anything was ours.
-fn strip_ours(settings: &mut Map<String, Value>) -> Result<bool> {
-    let Some(hooks) = settings.get_mut("hooks").and_then(Value::as_object_mut) else { return Ok(false) };
-    let Some(starts) = hooks.get_mut("SessionStart").and_then(Value::as_array_mut) else { return Ok(false) };
+/// Removes our hook commands, and the groups left empty by that. Whether
+/// anything was ours.
+fn strip_ours(settings: &mut Map<String, Value>) -> bool {
     let mut found = false;
-    starts.retain_mut(|group| {
-        let Some(list) = group.get_mut("hooks").and_then(Value::as_array_mut) else { return true };
+    rewrite::strip_event(settings, EVENT, |group| {
+        let Some(list) = group.get_mut("hooks").and_then(Value::as_array_mut) else { return false };
         let before = list.len();
-        list.retain(|h| !is_ours(h));
+        list.retain(|h| !rewrite::runs(h, HOOK_MARK));
         found |= list.len() != before;
-        !(list.is_empty() && before > 0)
+        list.is_empty() && before > 0
     });
-    if found && starts.is_empty() {
-        hooks.remove("SessionStart");
-        if hooks.is_empty() {
-            settings.remove("hooks");
-        }
-    }
-    Ok(found)
+    found
 }
 
 #[cfg(test)]

@@ -7,8 +7,8 @@
 //! puts those exact bytes back when the file is still what `setup` made of
 //! them, and otherwise removes only our part (the person's later changes
 //! stay). A file `setup` created is deleted again by `undo` on the same
-//! terms. A symlinked file (a dotfiles repository) is edited where it
-//! points, and keeps its mode.
+//! terms, or when removing our part leaves it empty. A symlinked file (a
+//! dotfiles repository) is edited where it points, and keeps its mode.
 
 use std::fs;
 use std::io::{self, Write};
@@ -123,6 +123,11 @@ impl Edit {
                 .with_context(|| format!("{}: left unchanged", self.path.display()))?;
             if cleaned == current {
                 Outcome::Absent
+            } else if cleaned.is_empty() && original.is_none() {
+                // Setup created it and nothing of the person's is left in it:
+                // an empty file would still be read (a plugin folder).
+                fs::remove_file(&target).with_context(|| format!("cannot remove {}", target.display()))?;
+                Outcome::Deleted
             } else {
                 write_atomic(&target, cleaned.as_bytes(), mode_of(&target))?;
                 Outcome::Removed
@@ -231,6 +236,11 @@ mod tests {
         fs::write(&path, format!("{LINE}mine\n")).unwrap();
         assert_eq!(e.undo().unwrap(), Outcome::Removed);
         assert_eq!(fs::read_to_string(&path).unwrap(), "mine\n");
+        fs::remove_file(&path).unwrap();
+        e.setup().unwrap();
+        fs::write(&path, format!("{LINE}{LINE}")).unwrap();
+        assert_eq!(e.undo().unwrap(), Outcome::Deleted);
+        assert!(!path.exists());
     }
 
     #[test]

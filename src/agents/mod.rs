@@ -10,7 +10,14 @@
 mod block;
 mod claude;
 mod codex;
+mod copilot;
+pub mod cursor;
 pub mod edit;
+pub mod gemini;
+mod opencode;
+mod rewrite;
+
+pub use rewrite::shim_names;
 
 use std::ffi::OsString;
 use std::os::unix::fs::DirBuilderExt;
@@ -18,6 +25,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use edit::Edit;
+use serde_json::{Value, json};
 
 /// What the agents are told (kept short: every session pays for it).
 pub const INSTRUCTIONS: &str = "\
@@ -39,15 +47,24 @@ before and after, and the id of the stored original.
 pub enum Agent {
     Claude,
     Codex,
+    Gemini,
+    Cursor,
+    OpenCode,
+    Copilot,
 }
 
 impl Agent {
-    pub const ALL: &[Agent] = &[Agent::Claude, Agent::Codex];
+    pub const ALL: &[Agent] =
+        &[Agent::Claude, Agent::Codex, Agent::Gemini, Agent::Cursor, Agent::OpenCode, Agent::Copilot];
 
     pub fn name(self) -> &'static str {
         match self {
             Agent::Claude => "claude",
             Agent::Codex => "codex",
+            Agent::Gemini => "gemini",
+            Agent::Cursor => "cursor",
+            Agent::OpenCode => "opencode",
+            Agent::Copilot => "copilot",
         }
     }
 
@@ -56,6 +73,10 @@ impl Agent {
         let name = match name.as_str() {
             "claude-code" | "claude_code" => "claude",
             "openai-codex" => "codex",
+            "gemini-cli" => "gemini",
+            "cursor-agent" | "cursor-cli" => "cursor",
+            "open-code" => "opencode",
+            "copilot-cli" | "github-copilot" | "gh-copilot" => "copilot",
             other => other,
         };
         Agent::ALL.iter().copied().find(|a| a.name() == name)
@@ -66,6 +87,10 @@ impl Agent {
         match self {
             Agent::Claude => claude::edits(ctx),
             Agent::Codex => codex::edits(ctx),
+            Agent::Gemini => gemini::edits(ctx),
+            Agent::Cursor => cursor::edits(ctx),
+            Agent::OpenCode => opencode::edits(ctx),
+            Agent::Copilot => copilot::edits(ctx),
         }
     }
 
@@ -74,12 +99,41 @@ impl Agent {
         match self {
             Agent::Claude => claude::config_dir(ctx),
             Agent::Codex => codex::config_dir(ctx),
+            Agent::Gemini => gemini::config_dir(ctx),
+            Agent::Cursor => cursor::config_dir(ctx),
+            Agent::OpenCode => opencode::config_dir(ctx),
+            Agent::Copilot => copilot::config_dir(ctx),
+        }
+    }
+
+    /// The commands that start it.
+    fn commands(self) -> &'static [&'static str] {
+        match self {
+            Agent::Claude => &["claude"],
+            Agent::Codex => &["codex"],
+            Agent::Gemini => &["gemini"],
+            Agent::Cursor => &["cursor-agent", "cursor"],
+            Agent::OpenCode => &["opencode"],
+            Agent::Copilot => &["copilot"],
         }
     }
 
     /// Installed: its command is on PATH or its configuration folder exists.
     pub fn installed(self, ctx: &Context) -> bool {
-        self.config_dir(ctx).is_dir() || on_path(self.name(), ctx.var("PATH").as_deref())
+        let path = ctx.var("PATH");
+        self.config_dir(ctx).is_dir() || self.commands().iter().any(|c| on_path(c, path.as_deref()))
+    }
+
+    /// What `init` prints after setting an agent up, when something is left
+    /// for the person to do.
+    pub fn after_init(self) -> Option<String> {
+        match self {
+            Agent::Cursor => Some(format!(
+                "cursor keeps its instructions in Cursor Settings > Rules (User Rules), not in a \
+                 file: paste this there for the model:\n\n{INSTRUCTIONS}"
+            )),
+            _ => None,
+        }
     }
 
     /// Whether a shell started the way this agent starts one puts the shim
@@ -102,20 +156,145 @@ impl Agent {
                 }
                 login_shell_path(ctx)
             }
+            Agent::Copilot => login_shell_path(ctx),
+            Agent::Gemini => hook_shell_path(
+                {
+                    let text = read(&gemini::config_dir(ctx).join("settings.json"));
+                    if let Some(why) = gemini::switched_off(&text) {
+                        return Err(why.into());
+                    }
+                    gemini::installed_hook(&text)
+                },
+                "no BeforeTool hook (run: tokensieve init gemini)",
+                &json!({"hook_event_name": "BeforeTool", "tool_name": "run_shell_command",
+                        "tool_input": {"command": PROBE}}),
+                "/hookSpecificOutput/tool_input/command",
+                "bash",
+                ctx,
+            )?,
+            Agent::Cursor => hook_shell_path(
+                cursor::installed_hook(&read(&cursor::config_dir(ctx).join("hooks.json"))),
+                "no preToolUse hook (run: tokensieve init cursor)",
+                &json!({"hook_event_name": "preToolUse", "tool_name": "Shell", "tool_input": {"command": PROBE}}),
+                "/updated_input/command",
+                &ctx.var("SHELL").filter(|s| !s.is_empty()).unwrap_or_else(|| "bash".into()),
+                ctx,
+            )?,
+            Agent::OpenCode => opencode_shell_path(ctx),
         };
-        let first = first.map_err(|e| format!("cannot start a shell to check: {e}"))?;
+        let first = first.map_err(|e| format!("cannot check: {e}"))?;
         if Path::new(&first) == ctx.bin {
             Ok(match self {
                 Agent::Claude => "its Bash tool finds the shims (SessionStart hook)",
                 Agent::Codex => "its shell finds the shims (login environment, ~/.profile)",
+                Agent::Copilot => {
+                    "the login shell it takes its environment from finds the shims (~/.profile)"
+                }
+                Agent::Gemini => "its shell commands that name a shim find it (BeforeTool hook)",
+                Agent::Cursor => {
+                    "its preToolUse hook puts the shims first (as Cursor documents hooks; not checked on Cursor here)"
+                }
+                Agent::OpenCode => "its bash tool finds the shims (shell.env plugin)",
             })
         } else {
             Err(match self {
                 Agent::Claude => format!("its Bash tool would start with {first} first on PATH"),
-                Agent::Codex => format!("a login shell starts with {first} first on PATH (run install.sh)"),
+                Agent::Codex | Agent::Copilot => {
+                    format!("a login shell starts with {first} first on PATH (run install.sh)")
+                }
+                _ => format!("its shell would start with {first} first on PATH"),
             })
         }
     }
+}
+
+/// A command the hooks rewrite (it names `tokensieve`) that prints PATH.
+const PROBE: &str = "command -v tokensieve >/dev/null; printf '%s' \"$PATH\"";
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_default()
+}
+
+/// Runs the installed hook command (`Err(missing)` when there is none) the
+/// way Gemini CLI and Cursor run hooks (`bash -c`, the event as JSON on
+/// stdin), takes the rewritten command from its answer (at the JSON
+/// `pointer`), and runs that in `shell -c`, all with a desktop launcher's
+/// environment. `Ok` holds the outcome of that run: the first PATH entry.
+fn hook_shell_path(
+    hook: Option<String>,
+    missing: &str,
+    call: &Value,
+    pointer: &str,
+    shell: &str,
+    ctx: &Context,
+) -> Result<Result<String, String>, String> {
+    let Some(hook) = hook else { return Err(missing.to_owned()) };
+    Ok(hooked_shell_path(&hook, call, pointer, shell, ctx))
+}
+
+fn hooked_shell_path(
+    hook: &str,
+    call: &Value,
+    pointer: &str,
+    shell: &str,
+    ctx: &Context,
+) -> Result<String, String> {
+    use std::io::Write;
+    let mut child = bare(Command::new("bash").arg("-c").arg(hook), ctx)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run its hook: {e}"))?;
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(call.to_string().as_bytes());
+    }
+    let out = child.wait_with_output().map_err(|e| e.to_string())?;
+    let answer: Value = serde_json::from_slice(&out.stdout)
+        .map_err(|_| format!("its hook answered no JSON: {}", String::from_utf8_lossy(&out.stderr).trim()))?;
+    let Some(command) = answer.pointer(pointer).and_then(Value::as_str) else {
+        return Err("its hook left the command as it was".into());
+    };
+    first_entry(bare(Command::new(shell).arg("-c").arg(command), ctx).output())
+}
+
+/// Runs OpenCode's `shell.env` hooks from the installed plugin in a
+/// JavaScript runtime (OpenCode's own Bun when `opencode` is on PATH, else
+/// bun or node), then `$SHELL -c` with the PATH they produce.
+fn opencode_shell_path(ctx: &Context) -> Result<String, String> {
+    let plugin = opencode::plugin_path(ctx);
+    if !read(&plugin).contains("TOKENSIEVE_BIN") {
+        return Err("no tokensieve plugin (run: tokensieve init opencode)".into());
+    }
+    let path = ctx.var("PATH");
+    let find = |cmd: &str| {
+        std::env::split_paths(path.as_deref().unwrap_or_default()).map(|d| d.join(cmd)).find(|p| p.is_file())
+    };
+    let dir = tempfile_dir().map_err(|e| e.to_string())?;
+    let out = if let Some(exe) = find("opencode").or_else(|| find("bun")) {
+        // A Bun single-file executable (OpenCode) acts as bun itself with
+        // BUN_BE_BUN=1.
+        let script = opencode::probe_script(&plugin);
+        bare(Command::new(exe).arg("-e").arg(script), ctx).env("BUN_BE_BUN", "1").output()
+    } else if let Some(node) = find("node") {
+        // node reads a `.js` file outside a module package as CommonJS.
+        let copy = dir.join("tokensieve.mjs");
+        let _ = std::fs::copy(&plugin, &copy);
+        let script = opencode::probe_script(&copy);
+        bare(Command::new(node).args(["--input-type=module", "-e", &script]), ctx).output()
+    } else {
+        let _ = std::fs::remove_dir_all(&dir);
+        return Err("no opencode, bun or node on PATH to run the plugin with".into());
+    };
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = out.map_err(|e| e.to_string())?;
+    let path = String::from_utf8_lossy(&out.stdout).into_owned();
+    if !out.status.success() || path.is_empty() {
+        return Err(format!("the plugin did not run: {}", String::from_utf8_lossy(&out.stderr).trim()));
+    }
+    let shell = ctx.var("SHELL").filter(|s| !s.is_empty()).unwrap_or_else(|| "bash".into());
+    first_entry(
+        bare(Command::new(shell).arg("-c").arg("printf '%s' \"$PATH\""), ctx).env("PATH", path).output(),
+    )
 }
 
 /// Reads an environment variable.

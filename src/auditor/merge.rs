@@ -179,31 +179,33 @@ fn count_long(v: &Vocab, piece: &[u8]) -> usize {
 fn count_chunked(v: &Vocab, piece: &[u8], chunk: usize) -> usize {
     let n = piece.len();
     if n <= 2 * chunk {
-        return heap_merge(v, piece, |_, _, _| {}).0;
+        return heap_merge(&mut |b| rank_or_none(v, b), piece, |_, _, _| {}).0;
     }
-    let whole = || heap_merge(v, piece, |_, _, _| {}).0;
+    let mut cache = RankCache::new();
+    let cache = &mut |b: &[u8]| cache.rank(v, b);
+    let whole = |cache: &mut dyn FnMut(&[u8]) -> u32| heap_merge(&mut |b| cache(b), piece, |_, _, _| {}).0;
     let mut final_parts = 0;
     let mut finalized = false;
     let mut pending: Vec<Chunk> = Vec::new();
     let mut start = 0;
     while start < n {
-        let end = if n - start <= chunk * 3 / 2 { n } else { cut_near(v, piece, start + chunk) };
-        let (mut cur, mut head) = Chunk::merge(v, piece, start, end);
+        let end = if n - start <= chunk * 3 / 2 { n } else { cut_near(cache, piece, start + chunk) };
+        let (mut cur, mut head) = Chunk::merge(cache, piece, start, end);
         loop {
             let Some(prev) = pending.last() else {
                 if finalized {
                     // The left neighbour's record is gone: no proof possible.
-                    return whole();
+                    return whole(cache);
                 }
                 break;
             };
-            if cut_holds(v, piece, &prev.tail, &head, cur.start) {
+            if cut_holds(cache, piece, &prev.tail, &head, cur.start) {
                 break;
             }
             let prev = pending.pop().expect("checked above");
-            (cur, head) = Chunk::merge(v, piece, prev.start, cur.end);
+            (cur, head) = Chunk::merge(cache, piece, prev.start, cur.end);
             if cur.end - cur.start > MAX_UNION {
-                return whole();
+                return whole(cache);
             }
         }
         start = cur.end;
@@ -236,11 +238,16 @@ struct Side {
 impl Chunk {
     /// Merges `piece[start..end]`; returns the chunk and its head side
     /// (positions absolute in `piece`).
-    fn merge(v: &Vocab, piece: &[u8], start: usize, end: usize) -> (Chunk, Side) {
+    fn merge(
+        rank_of: &mut impl FnMut(&[u8]) -> u32,
+        piece: &[u8],
+        start: usize,
+        end: usize,
+    ) -> (Chunk, Side) {
         let len = end - start;
         let mut ranks = Vec::with_capacity(len);
         let (mut head, mut tail_changes) = (Vec::new(), Vec::new());
-        let (parts, _) = heap_merge(v, &piece[start..end], |rank, left, merged_end| {
+        let (parts, _) = heap_merge(rank_of, &piece[start..end], |rank, left, merged_end| {
             ranks.push(rank);
             let done = ranks.len() as u32;
             if left == 0 {
@@ -262,13 +269,17 @@ impl Chunk {
 /// left, as tiktoken picks the leftmost), so replaying that interleaving
 /// and asking at each step whether the pair across the cut would be the
 /// next merge decides it exactly.
-fn cut_holds(v: &Vocab, piece: &[u8], left: &Side, right: &Side, at: usize) -> bool {
-    let (mut i, mut j, mut li, mut rj) = (0, 0, 0, 0);
-    let (mut l, mut r) = (at - 1, at + 1);
-    let mut across = rank_or_none(v, &piece[l..r]);
+fn cut_holds(
+    rank_of: &mut impl FnMut(&[u8]) -> u32,
+    piece: &[u8],
+    left: &Side,
+    right: &Side,
+    at: usize,
+) -> bool {
+    let (mut l, mut r) = (Replay::new(left, at - 1), Replay::new(right, at + 1));
+    let mut across = rank_of(&piece[l.edge..r.edge]);
     loop {
-        let a = left.ranks.get(i).copied().unwrap_or(NONE);
-        let b = right.ranks.get(j).copied().unwrap_or(NONE);
+        let (a, b) = (l.next_rank(), r.next_rank());
         // The pair across is left of every right pair and right of every left one.
         if across != NONE && across < a && across <= b {
             return false;
@@ -276,29 +287,41 @@ fn cut_holds(v: &Vocab, piece: &[u8], left: &Side, right: &Side, at: usize) -> b
         if a == NONE && b == NONE {
             return true;
         }
-        let moved = if a <= b {
-            i += 1;
-            match left.changes.get(li) {
-                Some(&(step, start)) if step as usize == i => {
-                    l = start as usize;
-                    li += 1;
-                    true
-                }
-                _ => false,
-            }
-        } else {
-            j += 1;
-            match right.changes.get(rj) {
-                Some(&(step, end)) if step as usize == j => {
-                    r = end as usize;
-                    rj += 1;
-                    true
-                }
-                _ => false,
-            }
-        };
+        let moved = if a <= b { l.step() } else { r.step() };
         if moved {
-            across = rank_or_none(v, &piece[l..r]);
+            across = rank_of(&piece[l.edge..r.edge]);
+        }
+    }
+}
+
+/// One side's merges replayed in order, and the far end of its part at the cut.
+struct Replay<'s> {
+    side: &'s Side,
+    done: usize,
+    change: usize,
+    edge: usize,
+}
+
+impl<'s> Replay<'s> {
+    fn new(side: &'s Side, edge: usize) -> Self {
+        Replay { side, done: 0, change: 0, edge }
+    }
+
+    /// The rank of the next merge (`NONE` when there is none).
+    fn next_rank(&self) -> u32 {
+        self.side.ranks.get(self.done).copied().unwrap_or(NONE)
+    }
+
+    /// Does the next merge; whether it grew the part at the cut.
+    fn step(&mut self) -> bool {
+        self.done += 1;
+        match self.side.changes.get(self.change) {
+            Some(&(step, edge)) if step as usize == self.done => {
+                self.edge = edge as usize;
+                self.change += 1;
+                true
+            }
+            _ => false,
         }
     }
 }
@@ -306,10 +329,10 @@ fn cut_holds(v: &Vocab, piece: &[u8], left: &Side, right: &Side, at: usize) -> b
 /// A cut near `target` where a small run around it ends a token: most
 /// likely where the whole piece's merges end one too, so `cut_holds` rarely
 /// has to reject it.
-fn cut_near(v: &Vocab, piece: &[u8], target: usize) -> usize {
+fn cut_near(rank_of: &mut impl FnMut(&[u8]) -> u32, piece: &[u8], target: usize) -> usize {
     const SIDE: usize = 64;
     let (from, to) = (target.saturating_sub(SIDE), (target + SIDE).min(piece.len()));
-    let (_, ends) = heap_merge(v, &piece[from..to], |_, _, _| {});
+    let (_, ends) = heap_merge(rank_of, &piece[from..to], |_, _, _| {});
     let mut best: Option<usize> = None;
     let mut at = ends.first().map_or(usize::MAX, |&e| e as usize);
     while at < ends.len() {
@@ -322,13 +345,51 @@ fn cut_near(v: &Vocab, piece: &[u8], target: usize) -> usize {
     best.unwrap_or(target)
 }
 
+/// Ranks of keys up to 8 bytes, direct-mapped, in front of the vocabulary
+/// for one long piece: its chunks look the same short byte strings up over
+/// and over, and each vocabulary miss costs two cache misses.
+struct RankCache {
+    slots: Vec<(u64, u32)>,
+}
+
+const RANK_CACHE_SLOTS: usize = 1 << 14;
+
+impl RankCache {
+    fn new() -> RankCache {
+        RankCache { slots: vec![(0, 0); RANK_CACHE_SLOTS] }
+    }
+
+    #[inline]
+    fn rank(&mut self, v: &Vocab, bytes: &[u8]) -> u32 {
+        if bytes.len() > 7 {
+            return rank_or_none(v, bytes);
+        }
+        // The bytes and their length in one word (never 0: the length is >= 2).
+        let mut key = bytes.len() as u64;
+        for &b in bytes {
+            key = (key << 8) | u64::from(b);
+        }
+        let slot = &mut self.slots[(key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 50) as usize];
+        if slot.0 == key {
+            return slot.1;
+        }
+        let r = rank_or_none(v, bytes);
+        *slot = (key, r);
+        r
+    }
+}
+
 /// tiktoken's merge order with a heap of candidate merges (lowest rank,
 /// then leftmost start), O(n log n). `on_merge(rank, left, merged_end)` is
 /// told each merge: the part at `left` absorbed the next one and now ends
 /// at `merged_end`. Returns the number of parts and, per part start, its
 /// end (parts linked from 0). 20 bytes per input byte, so long pieces go
 /// through `count_chunked`.
-fn heap_merge(v: &Vocab, piece: &[u8], mut on_merge: impl FnMut(u32, usize, usize)) -> (usize, Vec<u32>) {
+fn heap_merge(
+    rank_of: &mut impl FnMut(&[u8]) -> u32,
+    piece: &[u8],
+    mut on_merge: impl FnMut(u32, usize, usize),
+) -> (usize, Vec<u32>) {
     let n = piece.len();
     let mut end: Vec<u32> = (1..=n as u32).collect();
     let mut prev: Vec<u32> = (0..n as u32).map(|i| i.wrapping_sub(1)).collect();
@@ -337,7 +398,7 @@ fn heap_merge(v: &Vocab, piece: &[u8], mut on_merge: impl FnMut(u32, usize, usiz
     let key = |r: u32, i: usize| Reverse((u64::from(r) << 32) | i as u64);
     let mut heap = BinaryHeap::new();
     for i in 0..n.saturating_sub(1) {
-        rank[i] = rank_or_none(v, &piece[i..i + 2]);
+        rank[i] = rank_of(&piece[i..i + 2]);
         if rank[i] != NONE {
             heap.push(key(rank[i], i));
         }
@@ -356,7 +417,7 @@ fn heap_merge(v: &Vocab, piece: &[u8], mut on_merge: impl FnMut(u32, usize, usiz
         on_merge(r, i, after);
         if after < n {
             prev[after] = i as u32;
-            rank[i] = rank_or_none(v, &piece[i..end[after] as usize]);
+            rank[i] = rank_of(&piece[i..end[after] as usize]);
             if rank[i] != NONE {
                 heap.push(key(rank[i], i));
             }
@@ -365,7 +426,7 @@ fn heap_merge(v: &Vocab, piece: &[u8], mut on_merge: impl FnMut(u32, usize, usiz
         }
         if i > 0 {
             let p = prev[i] as usize;
-            rank[p] = rank_or_none(v, &piece[p..after]);
+            rank[p] = rank_of(&piece[p..after]);
             if rank[p] != NONE {
                 heap.push(key(rank[p], p));
             }
@@ -456,7 +517,7 @@ mod tests {
         for v in [&vocab::CL100K, &vocab::O200K] {
             for seed in 1..=4 {
                 for p in long_pieces(seed) {
-                    let whole = heap_merge(v, &p, |_, _, _| {}).0;
+                    let whole = heap_merge(&mut |b| rank_or_none(v, b), &p, |_, _, _| {}).0;
                     for chunk in [130, 257, 1000] {
                         assert_eq!(
                             count_chunked(v, &p, chunk),
@@ -471,6 +532,6 @@ mod tests {
     }
 
     fn count_small_or_large(v: &Vocab, p: &[u8], small: bool) -> usize {
-        if small { count_small(v, p) } else { heap_merge(v, p, |_, _, _| {}).0 }
+        if small { count_small(v, p) } else { heap_merge(&mut |b| rank_or_none(v, b), p, |_, _, _| {}).0 }
     }
 }

@@ -52,6 +52,9 @@ pub(crate) fn run(args: Vec<OsString>) -> Result<ExitCode> {
             println!("{}: {}: {}", agent.name(), edit.path.display(), outcome.describe());
         }
         if !uninstall {
+            if let Some(note) = agent.after_init() {
+                println!("{}: {note}", agent.name());
+            }
             match agent.check(&ctx) {
                 Ok(how) => println!("{}: {how}", agent.name()),
                 Err(why) => println!("{}: not yet: {why}", agent.name()),

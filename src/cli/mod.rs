@@ -5,6 +5,7 @@ mod doctor;
 mod fetch;
 mod filter;
 mod gain;
+mod hook;
 mod init;
 mod inspect;
 mod install;
@@ -38,7 +39,9 @@ usage:
   tokensieve install [TOOL...]          shim TOOLs (default: common agent CLIs on PATH)
   tokensieve uninstall [TOOL...]        remove shims (all, and the PATH lines, if none named)
   tokensieve doctor                     check PATH order, shims, real tools, agents
-  tokensieve init [AGENT] [--uninstall] make AGENT's shell find the shims (claude, codex)
+  tokensieve init [AGENT] [--uninstall] make AGENT's shell find the shims (claude, codex,
+                                        gemini, cursor, opencode, copilot)
+  tokensieve hook gemini|cursor         the hook `init` installs there (JSON on stdin)
   tokensieve help | --help | --version
 
 options:
@@ -81,7 +84,13 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
 }
 
 fn run(args: Vec<OsString>) -> Result<ExitCode> {
-    let mut global = Global { settings: settings_from_env()?, ..Global::default() };
+    // A bad TOKENSIEVE_* variable must not cost a pipeline its output (`aws
+    // ... | tokensieve`): one warning, and the defaults, as in the shim.
+    let settings = settings_from_env().unwrap_or_else(|e| {
+        eprintln!("tokensieve: warning: {e:#}; using the defaults");
+        Settings::default()
+    });
+    let mut global = Global { settings, ..Global::default() };
     let mut parser = lexopt::Parser::from_args(args);
     let mut positional: Vec<OsString> = Vec::new();
     let mut stage: Option<String> = None;
@@ -168,7 +177,7 @@ fn text(parser: &mut lexopt::Parser) -> Result<String> {
 
 /// Subcommands that take the rest of the command line as it is (commands,
 /// tool names): options after them are not ours.
-const RAW_SUBCOMMANDS: &[&str] = &["run", "fetch", "install", "uninstall", "doctor", "init"];
+const RAW_SUBCOMMANDS: &[&str] = &["run", "fetch", "install", "uninstall", "doctor", "init", "hook"];
 
 fn raw_subcommand(sub: &str, mut rest: Vec<OsString>, global: &Global) -> Result<ExitCode> {
     if rest.first().is_some_and(|a| a == "--") {
@@ -180,6 +189,7 @@ fn raw_subcommand(sub: &str, mut rest: Vec<OsString>, global: &Global) -> Result
         "install" => install::install(rest),
         "uninstall" => install::uninstall(rest),
         "init" => init::run(rest),
+        "hook" => hook::run(rest),
         _ => doctor::run(rest),
     }
 }

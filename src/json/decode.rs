@@ -129,16 +129,57 @@ impl<'a> Reader<'a> {
         Ok(p)
     }
 
-    /// `[N]{cols}:` or `path[N]{cols}:` (cursor at `[`), then N rows.
+    /// `[N]{cols}:` or `path[N]{cols}:` (cursor at `[`), then N rows; or a
+    /// nested table `path[N]{cols}.key[M]{cols}:` and M rows.
     fn outline_table(&mut self, c: &mut Cursor) -> Result<Value> {
+        let n = self.count(c)?;
+        let cols = self.columns(c)?;
+        if c.eat('.') {
+            let key = c.path("[").map_err(|e| self.err(e))?;
+            let m = self.count(c)?;
+            let inner = self.columns(c)?;
+            self.table_end(c)?;
+            return self.nested_rows(n, &cols, &key, m, &inner);
+        }
+        self.table_end(c)?;
+        if cols.iter().any(|c| c.group) {
+            return Err(self.err("a '^' column outside a nested table"));
+        }
+        let free: Vec<&Column> = cols.iter().filter(|c| c.constant.is_none()).collect();
+        self.rows_follow(n)?;
+        let mut rows = Vec::with_capacity(n);
+        for _ in 0..n {
+            let line = self.next_line().ok_or_else(|| self.err("table ends early"))?;
+            let cells = self.row_cells(line, &free)?;
+            rows.push(self.record(&cols, cells)?);
+        }
+        Ok(Value::Array(rows))
+    }
+
+    /// The header's count is only a claim until the rows are there.
+    fn rows_follow(&self, n: usize) -> Result<()> {
+        if n > self.lines.len() - self.at.min(self.lines.len()) {
+            return Err(self.err(format!("the table announces {n} rows but fewer lines follow")));
+        }
+        Ok(())
+    }
+
+    /// `[N]` (cursor at `[`).
+    fn count(&self, c: &mut Cursor) -> Result<usize> {
         c.expect('[')?;
         let digits: String = c.rest().chars().take_while(char::is_ascii_digit).collect();
         c.pos += digits.len();
         let n: usize = digits.parse().map_err(|_| self.err("bad row count"))?;
         c.expect(']')?;
+        Ok(n)
+    }
+
+    /// `{col,col=const,sub[]{a,b}}`
+    fn columns(&self, c: &mut Cursor) -> Result<Vec<Column>> {
         c.expect('{')?;
         let mut cols: Vec<Column> = Vec::new();
         loop {
+            let group = c.eat('^');
             let path = c.path("=,}[").map_err(|e| self.err(e))?;
             let constant = if c.eat('=') { Some(c.value(Ctx::Cell).map_err(|e| self.err(e))?) } else { None };
             let mut sub = None;
@@ -147,49 +188,126 @@ impl<'a> Reader<'a> {
                 c.expect('{')?;
                 sub = Some(c.path_list('}').map_err(|e| self.err(e))?);
             }
-            cols.push(Column { path, constant, sub });
+            cols.push(Column { path, constant, sub, group });
             if c.eat('}') {
-                break;
+                return Ok(cols);
             }
             c.expect(',').map_err(|e| self.err(e))?;
         }
+    }
+
+    fn table_end(&self, c: &mut Cursor) -> Result<()> {
         c.expect(':')?;
         if !c.at_end() {
             return Err(self.err("text after a table header"));
         }
-        let free: Vec<&Column> = cols.iter().filter(|c| c.constant.is_none()).collect();
-        // The header's count is only a claim until the rows are there.
-        if n > self.lines.len() - self.at.min(self.lines.len()) {
-            return Err(self.err(format!("the table announces {n} rows but fewer lines follow")));
+        Ok(())
+    }
+
+    /// The cells of one row, one per column of `free` (missing ones `None`).
+    fn row_cells(&self, line: &str, free: &[&Column]) -> Result<Vec<Option<Value>>> {
+        let mut rc = Cursor::new(line);
+        let mut cells: Vec<Option<Value>> = Vec::new();
+        while !rc.at_end() {
+            if !cells.is_empty() {
+                rc.expect(',').map_err(|e| self.err(e))?;
+            }
+            let col = free.get(cells.len()).ok_or_else(|| self.err("row has more cells than the header"))?;
+            cells.push(cell(&mut rc, col).map_err(|e| self.err(e))?);
         }
-        let mut rows = Vec::with_capacity(n);
-        for _ in 0..n {
+        cells.resize(free.len(), None);
+        Ok(cells)
+    }
+
+    /// A record from its table's columns and its free cells in order.
+    fn record(&self, cols: &[Column], cells: Vec<Option<Value>>) -> Result<Value> {
+        let mut cells = cells.into_iter();
+        let mut row = Value::Object(Map::new());
+        for col in cols {
+            let v = match &col.constant {
+                Some(v) => Some(v.clone()),
+                None => cells.next().flatten(),
+            };
+            if let Some(v) = v {
+                insert(&mut row, &col.path, v).map_err(|e| self.err(e))?;
+            }
+        }
+        Ok(row)
+    }
+
+    /// The M rows of a nested table: a row that starts with a count opens
+    /// the next outer record (its cells follow); the rows after it, with
+    /// the count and outer cells empty, are its other inner records.
+    fn nested_rows(
+        &mut self,
+        n: usize,
+        outer: &[Column],
+        key: &[Seg],
+        m: usize,
+        inner: &[Column],
+    ) -> Result<Value> {
+        let count_col = Column { path: Vec::new(), constant: None, sub: None, group: false };
+        if outer.iter().any(|c| c.group) {
+            return Err(self.err("a '^' column among the outer columns"));
+        }
+        let free_outer: Vec<&Column> = outer.iter().filter(|c| c.constant.is_none()).collect();
+        let free_inner: Vec<&Column> = inner.iter().filter(|c| c.constant.is_none()).collect();
+        let free: Vec<&Column> = std::iter::once(&count_col)
+            .chain(free_outer.iter().copied())
+            .chain(free_inner.iter().copied())
+            .collect();
+        self.rows_follow(m)?;
+        if n > m {
+            return Err(self.err("a nested table has more outer records than rows"));
+        }
+        let mut parents: Vec<(Value, Vec<Value>)> = Vec::with_capacity(n);
+        let mut left = 0u64;
+        // The current outer record's first inner row, for its `^` columns.
+        let mut first: Vec<Option<Value>> = Vec::new();
+        for _ in 0..m {
             let line = self.next_line().ok_or_else(|| self.err("table ends early"))?;
-            let mut rc = Cursor::new(line);
-            let mut cells: Vec<Option<Value>> = Vec::new();
-            while !rc.at_end() {
-                if !cells.is_empty() {
-                    rc.expect(',').map_err(|e| self.err(e))?;
+            let mut cells = self.row_cells(line, &free)?.into_iter();
+            let count = cells.next().flatten();
+            let outer_cells: Vec<Option<Value>> = cells.by_ref().take(free_outer.len()).collect();
+            match &count {
+                Some(v) => {
+                    if left != 0 {
+                        return Err(self.err("an outer record starts before the last one's rows end"));
+                    }
+                    left = v.as_u64().filter(|n| *n > 0).ok_or_else(|| self.err("bad inner row count"))?;
+                    parents.push((self.record(outer, outer_cells)?, Vec::new()));
                 }
-                let col =
-                    free.get(cells.len()).ok_or_else(|| self.err("row has more cells than the header"))?;
-                cells.push(cell(&mut rc, col).map_err(|e| self.err(e))?);
+                None if left == 0 || outer_cells.iter().any(Option::is_some) => {
+                    return Err(self.err("a row without its outer record's count"));
+                }
+                None => {}
             }
-            cells.resize(free.len(), None);
-            let mut cells = cells.into_iter();
-            let mut row = Value::Object(Map::new());
-            for col in &cols {
-                let v = match &col.constant {
-                    Some(v) => Some(v.clone()),
-                    None => cells.next().flatten(),
-                };
-                if let Some(v) = v {
-                    insert(&mut row, &col.path, v).map_err(|e| self.err(e))?;
+            left -= 1;
+            let mut inner_cells: Vec<Option<Value>> = cells.collect();
+            if count.is_some() {
+                first = inner_cells.clone();
+            } else {
+                for (i, col) in free_inner.iter().enumerate() {
+                    if col.group {
+                        if inner_cells[i].is_some() {
+                            return Err(self.err("a '^' cell after its group's first row"));
+                        }
+                        inner_cells[i] = first[i].clone();
+                    }
                 }
             }
-            rows.push(row);
+            let child = self.record(inner, inner_cells)?;
+            parents.last_mut().expect("a count came first").1.push(child);
         }
-        Ok(Value::Array(rows))
+        if left != 0 || parents.len() != n {
+            return Err(self.err("nested table rows do not match its counts"));
+        }
+        let mut out = Vec::with_capacity(n);
+        for (mut parent, children) in parents {
+            insert(&mut parent, key, Value::Array(children)).map_err(|e| self.err(e))?;
+            out.push(parent);
+        }
+        Ok(Value::Array(out))
     }
 
     /// Seed 000's root Schema-YAML, when the document is one.
@@ -286,6 +404,9 @@ struct Column {
     path: Vec<Seg>,
     constant: Option<Value>,
     sub: Option<Vec<Vec<Seg>>>,
+    /// `^col` in a nested table: one value per outer record, written on its
+    /// first row.
+    group: bool,
 }
 
 /// One cell of a row: empty, a value, or `[[..],[..]]` records of a sub-table.

@@ -126,7 +126,7 @@ pub fn write_value(out: &mut String, v: &Value, ctx: Ctx) {
 pub fn key_bare_ok(k: &str) -> bool {
     !k.is_empty()
         && !k.bytes().all(|b| b.is_ascii_digit())
-        && !k.starts_with(['@', '-', '#', '*'])
+        && !k.starts_with(['@', '-', '#', '*', '^'])
         && k.chars().all(|c| !c.is_whitespace() && !c.is_control() && !".=[]{},:\"".contains(c))
 }
 

@@ -43,21 +43,24 @@ pub fn render(value: Value, raw: &[u8], settings: &Settings) -> Rendered {
         .map(|_| crate::view::prepare(&value, slurped(raw, &value), settings));
     let measured = started.elapsed();
     let reduced = reduce(value, settings);
-    let rendered = router::route(&reduced, settings.encoding);
-    let routed = started.elapsed();
-    let prepared = prep.is_some();
-    let out = match prep {
-        Some(prep) if !crate::budget::fits(&rendered.text, settings.budget) => {
-            crate::view::json(prep, &reduced, raw, settings)
+    let (out, how) = match prep {
+        // Certainly over the budget: no full rendering to throw away.
+        Some(prep) if prep.certain => (crate::view::json(prep, &reduced, raw, settings), "certain"),
+        prep => {
+            let rendered = router::route(&reduced, settings.encoding);
+            match prep {
+                Some(prep) if !crate::budget::fits(&rendered.text, settings.budget) => {
+                    (crate::view::json(prep, &reduced, raw, settings), "measured")
+                }
+                _ => (rendered, "fits"),
+            }
         }
-        _ => rendered,
     };
-    if crate::handoff::debug() && prepared {
+    if crate::handoff::debug() && raw.len() > settings.budget.unwrap_or(usize::MAX) {
         eprintln!(
-            "tokensieve: view outline {} ms, compress {} ms, view rows {} ms",
+            "tokensieve: view prepared in {} ms, rendered in {} ms ({how})",
             measured.as_millis(),
-            (routed - measured).as_millis(),
-            (started.elapsed() - routed).as_millis()
+            (started.elapsed() - measured).as_millis()
         );
     }
     out

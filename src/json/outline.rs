@@ -22,23 +22,38 @@ pub struct Tuning {
     pub table_min_fill: f64,
     /// ... and arrays of records inside cells hold at most this share of its leaves.
     pub table_max_nested_share: f64,
+    /// Records that each hold an array of records (reservations of
+    /// instances) as one table of the inner records with the outer ones'
+    /// fields as columns, where a plain table does not fit.
+    pub nested_tables: bool,
 }
 
 impl Default for Tuning {
     fn default() -> Self {
-        Tuning { section_min_lines: 3, table_min_fill: 0.3, table_max_nested_share: 0.5 }
+        Tuning {
+            section_min_lines: 3,
+            table_min_fill: 0.3,
+            table_max_nested_share: 0.5,
+            nested_tables: false,
+        }
     }
 }
 
 /// Encodes `value` as Outline.
 pub fn encode(value: &Value, tuning: Tuning) -> String {
-    let mut w = Writer { out: String::new(), section: Vec::new(), tuning };
+    encode_counted(value, tuning).0
+}
+
+/// `encode`, and whether a nested table was written (the router keeps that
+/// candidate only then).
+pub fn encode_counted(value: &Value, tuning: Tuning) -> (String, bool) {
+    let mut w = Writer { out: String::new(), section: Vec::new(), tuning, nested: false };
     match value {
         Value::Object(m) if !m.is_empty() => w.section_body(m, &[]),
         Value::Array(items) if !items.is_empty() => w.array(items, &[]),
-        other => return other.to_string(),
+        other => return (other.to_string(), false),
     }
-    w.out
+    (w.out, w.nested)
 }
 
 struct Writer {
@@ -46,6 +61,13 @@ struct Writer {
     /// The section the next relative line belongs to.
     section: Vec<Seg>,
     tuning: Tuning,
+    nested: bool,
+}
+
+/// How a table's columns are written: sub-tables and header constants.
+struct Layout<'a> {
+    subs: Vec<Option<Table<'a>>>,
+    consts: Vec<Option<&'a Value>>,
 }
 
 impl Writer {
@@ -125,6 +147,15 @@ impl Writer {
             self.table(&table, last, items.len());
             return;
         }
+        if self.tuning.nested_tables
+            && let Some((key, parents, children)) = self.nested(items)
+        {
+            let (parent, last) = abs.split_at(abs.len().saturating_sub(1));
+            self.open_section(parent);
+            self.nested_table(last, &key, items, &parents, &children);
+            self.nested = true;
+            return;
+        }
         for (i, item) in items.iter().enumerate() {
             let mut child = abs.to_vec();
             child.push(Seg::Index(i));
@@ -146,7 +177,11 @@ impl Writer {
         if items.len() < 2 {
             return None;
         }
-        let table = flatten::flatten(items)?;
+        self.fits_table(flatten::flatten(items)?)
+    }
+
+    /// `table`, if it is filled enough and not mostly records in cells.
+    fn fits_table<'a>(&self, table: Table<'a>) -> Option<Table<'a>> {
         // Records nested in a cell repeat their keys on every row: fine now
         // and then, not when they carry most of the table.
         let (mut nested, mut all) = (0, 0);
@@ -164,63 +199,218 @@ impl Writer {
     /// `rel[N]{col,col=const,sub[]{a,b},...}:` and N rows.
     fn table(&mut self, table: &Table, rel: &[Seg], n: usize) {
         write_path(&mut self.out, rel);
-        self.out.push_str(&format!("[{n}]{{"));
-        let subs: Vec<Option<Table>> = (0..table.columns.len()).map(|c| sub_table(table, c)).collect();
-        let consts: Vec<Option<&Value>> = (0..table.columns.len())
-            .map(|c| if n >= 3 && subs[c].is_none() { table.constant(c) } else { None })
-            .collect();
-        for (c, col) in table.columns.iter().enumerate() {
-            if c > 0 {
-                self.out.push(',');
-            }
-            write_path(&mut self.out, col);
-            if let Some(v) = consts[c] {
-                self.out.push('=');
-                write_value(&mut self.out, v, Ctx::Cell);
-            }
-            if let Some(sub) = &subs[c] {
-                self.out.push_str("[]{");
-                for (i, sc) in sub.columns.iter().enumerate() {
-                    if i > 0 {
-                        self.out.push(',');
-                    }
-                    write_path(&mut self.out, sc);
-                }
-                self.out.push('}');
-            }
-        }
-        self.out.push_str("}:\n");
+        let layout = layout(table, n);
+        self.out.push_str(&format!("[{n}]"));
+        header(&mut self.out, table, &layout);
+        self.out.push_str(":\n");
         // Each sub-table's rows, consumed in record order.
-        let mut sub_rows: Vec<usize> = vec![0; subs.len()];
+        let mut sub_rows: Vec<usize> = vec![0; layout.subs.len()];
         for row in &table.rows {
             let mut line = String::new();
-            let mut written = 0;
-            for (c, cell) in row.iter().enumerate() {
-                if consts[c].is_some() {
-                    continue;
-                }
-                if written > 0 {
-                    line.push(',');
-                }
-                written += 1;
-                match (cell, &subs[c]) {
-                    (Some(Value::Array(items)), Some(sub)) => {
-                        line.push('[');
-                        for i in 0..items.len() {
-                            if i > 0 {
-                                line.push(',');
-                            }
-                            write_cells(&mut line, &sub.rows[sub_rows[c] + i], '[', ']');
-                        }
-                        sub_rows[c] += items.len();
-                        line.push(']');
-                    }
-                    (Some(v), _) => write_value(&mut line, v, Ctx::Cell),
-                    (None, _) => {}
-                }
-            }
+            cells(&mut line, row, &layout, &mut sub_rows);
             self.out.push_str(line.trim_end_matches(','));
             self.out.push('\n');
+        }
+    }
+
+    /// Records (`items`) that each hold a non-empty array of records under
+    /// one key, with at least one other field: the key, each record without
+    /// it, and every inner record in order. The inner table must be one a
+    /// plain table would accept.
+    fn nested<'a>(&self, items: &'a [Value]) -> Option<(String, Vec<Value>, Vec<&'a Value>)> {
+        if items.len() < 2 {
+            return None;
+        }
+        let first = items.first()?.as_object()?;
+        let key = first.iter().find_map(|(k, v)| is_records(v).then_some(k))?.clone();
+        let mut parents = Vec::with_capacity(items.len());
+        let mut children = Vec::new();
+        for item in items {
+            let m = item.as_object()?;
+            let inner = m.get(&key).filter(|v| is_records(v))?.as_array()?;
+            let rest: Map<String, Value> =
+                m.iter().filter(|(k, _)| **k != key).map(|(k, v)| (k.clone(), v.clone())).collect();
+            if rest.is_empty() {
+                return None;
+            }
+            parents.push(Value::Object(rest));
+            children.extend(inner.iter());
+        }
+        let inner = self.fits_table(flatten::flatten(children.iter().copied())?)?;
+        // A row of constants only would be a blank line.
+        if layout(&inner, children.len()).consts.iter().all(Option::is_some) {
+            return None;
+        }
+        Some((key, parents, children))
+    }
+
+    /// `rel[N]{outer cols}.key[M]{inner cols}:` and M rows: the first row of
+    /// each outer record starts with its number of inner records and its
+    /// cells; the next ones leave those empty.
+    fn nested_table(
+        &mut self,
+        rel: &[Seg],
+        key: &str,
+        items: &[Value],
+        parents: &[Value],
+        children: &[&Value],
+    ) {
+        let outer = flatten::flatten(parents).expect("checked by nested");
+        let inner = flatten::flatten(children.iter().copied()).expect("checked by nested");
+        let (outer_layout, inner_layout) = (layout(&outer, parents.len()), layout(&inner, children.len()));
+        write_path(&mut self.out, rel);
+        self.out.push_str(&format!("[{}]", parents.len()));
+        header(&mut self.out, &outer, &outer_layout);
+        self.out.push('.');
+        write_path(&mut self.out, &[Seg::Key(key.to_owned())]);
+        self.out.push_str(&format!("[{}]", children.len()));
+        let sizes: Vec<usize> =
+            items.iter().map(|item| item.get(key).and_then(Value::as_array).map_or(0, Vec::len)).collect();
+        let group = group_columns(&inner, &inner_layout, &sizes);
+        header_marked(&mut self.out, &inner, &inner_layout, &group);
+        self.out.push_str(":\n");
+        let free_outer = outer_layout.consts.iter().filter(|c| c.is_none()).count();
+        let (mut outer_subs, mut inner_subs) = (vec![0; outer.columns.len()], vec![0; inner.columns.len()]);
+        let mut child = 0;
+        for (p, item) in items.iter().enumerate() {
+            let n = item.get(key).and_then(Value::as_array).map_or(0, Vec::len);
+            for j in 0..n {
+                let mut line = String::new();
+                if j == 0 {
+                    line.push_str(&format!("{n},"));
+                    cells(&mut line, &outer.rows[p], &outer_layout, &mut outer_subs);
+                    if free_outer > 0 {
+                        line.push(',');
+                    }
+                    cells(&mut line, &inner.rows[child], &inner_layout, &mut inner_subs);
+                } else {
+                    line.push_str(&",".repeat(free_outer + 1));
+                    cells_but(&mut line, &inner.rows[child], &inner_layout, &mut inner_subs, &group);
+                }
+                child += 1;
+                self.out.push_str(line.trim_end_matches(','));
+                self.out.push('\n');
+            }
+        }
+    }
+}
+
+/// Inner columns (plain, not constant) that hold one value in all the inner
+/// records of each outer one (a reservation's launch time), where some outer
+/// record has two or more: written on each group's first row only.
+fn group_columns(inner: &Table, layout: &Layout, sizes: &[usize]) -> Vec<bool> {
+    if sizes.iter().all(|&n| n < 2) {
+        return vec![false; inner.columns.len()];
+    }
+    let group: Vec<bool> = (0..inner.columns.len())
+        .map(|c| {
+            layout.consts[c].is_none()
+                && layout.subs[c].is_none()
+                && sizes
+                    .iter()
+                    .scan(0, |start, &n| {
+                        let rows = &inner.rows[*start..*start + n];
+                        *start += n;
+                        Some(rows.iter().all(|r| r[c] == rows[0][c]))
+                    })
+                    .all(|same| same)
+        })
+        .collect();
+    // Later rows need one cell of their own, or they would be blank lines.
+    let free = (0..inner.columns.len()).filter(|&c| layout.consts[c].is_none());
+    if free.clone().all(|c| group[c]) { vec![false; inner.columns.len()] } else { group }
+}
+
+/// A non-empty array of non-empty objects.
+fn is_records(v: &Value) -> bool {
+    matches!(v, Value::Array(a) if !a.is_empty() && a.iter().all(|x| x.as_object().is_some_and(|m| !m.is_empty())))
+}
+
+/// Sub-tables and (for 3+ rows) constant columns of `table`.
+fn layout<'a>(table: &'a Table<'a>, n: usize) -> Layout<'a> {
+    let subs: Vec<Option<Table>> = (0..table.columns.len()).map(|c| sub_table(table, c)).collect();
+    let consts = (0..table.columns.len())
+        .map(|c| if n >= 3 && subs[c].is_none() { table.constant(c) } else { None })
+        .collect();
+    Layout { subs, consts }
+}
+
+/// `{col,col=const,sub[]{a,b},...}`
+fn header(out: &mut String, table: &Table, layout: &Layout) {
+    header_marked(out, table, layout, &[]);
+}
+
+/// `header`, with `^` before the columns `group[c]` (same value in every
+/// inner record of an outer one).
+fn header_marked(out: &mut String, table: &Table, layout: &Layout, group: &[bool]) {
+    out.push('{');
+    for (c, col) in table.columns.iter().enumerate() {
+        if c > 0 {
+            out.push(',');
+        }
+        if group.get(c).copied().unwrap_or(false) {
+            out.push('^');
+        }
+        write_path(out, col);
+        if let Some(v) = layout.consts[c] {
+            out.push('=');
+            write_value(out, v, Ctx::Cell);
+        }
+        if let Some(sub) = &layout.subs[c] {
+            out.push_str("[]{");
+            for (i, sc) in sub.columns.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_path(out, sc);
+            }
+            out.push('}');
+        }
+    }
+    out.push('}');
+}
+
+/// One row's cells (constant columns take none), comma-separated, trailing
+/// empty cells included; `sub_rows` tracks each sub-table's next row.
+fn cells(line: &mut String, row: &[Option<&Value>], layout: &Layout, sub_rows: &mut [usize]) {
+    cells_but(line, row, layout, sub_rows, &[]);
+}
+
+/// `cells`, with the columns `blank[c]` left empty (a nested table's
+/// group columns after a group's first row).
+fn cells_but(
+    line: &mut String,
+    row: &[Option<&Value>],
+    layout: &Layout,
+    sub_rows: &mut [usize],
+    blank: &[bool],
+) {
+    let mut written = 0;
+    for (c, cell) in row.iter().enumerate() {
+        if layout.consts[c].is_some() {
+            continue;
+        }
+        if written > 0 {
+            line.push(',');
+        }
+        written += 1;
+        if blank.get(c).copied().unwrap_or(false) {
+            continue;
+        }
+        match (cell, &layout.subs[c]) {
+            (Some(Value::Array(items)), Some(sub)) => {
+                line.push('[');
+                for i in 0..items.len() {
+                    if i > 0 {
+                        line.push(',');
+                    }
+                    write_cells(line, &sub.rows[sub_rows[c] + i], '[', ']');
+                }
+                sub_rows[c] += items.len();
+                line.push(']');
+            }
+            (Some(v), _) => write_value(line, v, Ctx::Cell),
+            (None, _) => {}
         }
     }
 }
@@ -279,5 +469,54 @@ fn lines(v: &Value) -> usize {
         Value::Object(m) if !m.is_empty() => m.values().map(lines).sum(),
         Value::Array(items) if needs_own_place(items) => items.len() + 1,
         _ => 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const NESTED: Tuning = Tuning { nested_tables: true, ..DEFAULT };
+    const DEFAULT: Tuning = Tuning {
+        section_min_lines: 3,
+        table_min_fill: 0.3,
+        table_max_nested_share: 0.5,
+        nested_tables: false,
+    };
+
+    #[test]
+    fn records_of_records_as_one_table() {
+        let doc = json!({"Reservations": [
+            {"ReservationId": "r-1", "OwnerId": "42", "Instances": [
+                {"Id": "i-1", "Type": "t3", "Tags": [{"k": "a"}]}, {"Id": "i-2", "Type": "t3"}]},
+            {"ReservationId": "r-2", "OwnerId": "42", "Instances": [{"Id": "i-3", "Type": "m5"}]},
+            {"ReservationId": "r-3", "OwnerId": "42", "Instances": [{"Id": "i-4", "Type": "t3"}]}
+        ]});
+        let (text, nested) = encode_counted(&doc, NESTED);
+        assert!(nested);
+        assert_eq!(
+            text,
+            "Reservations[3]{ReservationId,OwnerId=\"42\"}.Instances[4]{Id,^Type,Tags}:\n\
+             2,r-1,i-1,t3,[{k:a}]\n\
+             ,,i-2\n\
+             1,r-2,i-3,m5\n\
+             1,r-3,i-4,t3\n"
+        );
+        assert_eq!(crate::json::decode::decode(&text).unwrap(), doc);
+        // Off by default, and only where the inner records make a table.
+        assert!(!encode_counted(&doc, DEFAULT).1);
+        assert!(!encode_counted(&json!([{"a": 1, "xs": [1, 2]}, {"a": 2, "xs": [3]}]), NESTED).1);
+    }
+
+    #[test]
+    fn nested_rows_must_match_their_counts() {
+        for bad in [
+            "R[2]{a}.I[3]{x}:\n2,p,1\n,,2\n,,3\n",
+            "R[1]{a}.I[2]{x}:\n,p,1\n1,q,2\n",
+            "R[2]{a}.I[2]{x}:\n1,p,1\n,,2\n",
+        ] {
+            assert!(crate::json::decode::decode(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -105,7 +105,10 @@ pub fn abbreviations(value: &Value, uses: &[String]) -> Vec<(String, String)> {
             continue;
         }
         let base = initialism(key);
-        if base.is_empty() {
+        // Digits only (`0_______` → `0`) would stay digits whatever suffix
+        // is added, and a digit-only segment reads as an index: no
+        // abbreviation, rather than a search that never ends.
+        if !key_bare_ok(&base) {
             continue;
         }
         let mut short = base.clone();
@@ -174,6 +177,14 @@ mod tests {
         let text = encode(&v);
         assert_eq!(text, "@map\nSG2=SecurityGroups\n\nSG=1\nx.SG2=1\ny.SG2=2\n");
         assert_eq!(crate::json::decode::decode(&text).unwrap(), v);
+    }
+
+    #[test]
+    fn a_key_whose_initialism_is_digits_gets_no_abbreviation() {
+        let v = json!({"a": {"0_______": 1}, "b": {"0_______": 2}});
+        let uses = vec!["0_______".to_string(), "0_______".to_string()];
+        assert_eq!(abbreviations(&v, &uses), vec![]);
+        assert_eq!(crate::json::decode::decode(&encode(&v)).unwrap(), v);
     }
 
     #[test]

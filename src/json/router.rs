@@ -2,7 +2,8 @@
 //! document is counted with the real tokenizer and the smallest wins.
 //!
 //! Candidates: minified JSON; Flow (unquoted JSON); seed 000's pick (Schema-YAML for a dense root
-//! record array, else PVFN); PVFN itself; Outline (ours). Measured on the
+//! record array, else PVFN); PVFN itself; Outline (ours), and Outline with
+//! nested tables where the document has records holding records. Measured on the
 //! corpus, PVFN alone is larger than minified JSON on deep one-off objects and
 //! much smaller on record arrays, which is why nothing is picked by shape alone.
 
@@ -14,14 +15,34 @@ use crate::pipeline::Rendered;
 
 /// All candidates for `value`, in a fixed order (ties go to the earlier one).
 pub fn candidates(value: &Value) -> Vec<Rendered> {
-    let mut out =
-        vec![Rendered { text: outline::encode(value, outline::Tuning::default()), shape: Shape::Outline }];
-    out.push(seed_pick(value));
-    if out[1].shape != Shape::Pvfn {
-        out.push(Rendered { text: pvfn::encode(value), shape: Shape::Pvfn });
+    tagged(value).into_iter().map(|(r, _)| r).collect()
+}
+
+/// Outline with nested tables (records holding arrays of records as one
+/// table of the inner ones, docs/FORMAT.md §2).
+const NESTED: outline::Tuning = outline::Tuning {
+    nested_tables: true,
+    section_min_lines: 3,
+    table_min_fill: 0.3,
+    table_max_nested_share: 0.5,
+};
+
+/// The candidates, each with whether it is the nested-table Outline (which
+/// is a candidate only where it differs from the plain one).
+fn tagged(value: &Value) -> Vec<(Rendered, bool)> {
+    let plain = Rendered { text: outline::encode(value, outline::Tuning::default()), shape: Shape::Outline };
+    let mut out = vec![(plain, false)];
+    if let (text, true) = outline::encode_counted(value, NESTED) {
+        out.push((Rendered { text, shape: Shape::Outline }, true));
     }
-    out.push(Rendered { text: flow(value), shape: Shape::Flow });
-    out.push(Rendered { text: value.to_string(), shape: Shape::Json });
+    let seed = seed_pick(value);
+    let seed_is_pvfn = seed.shape == Shape::Pvfn;
+    out.push((seed, false));
+    if !seed_is_pvfn {
+        out.push((Rendered { text: pvfn::encode(value), shape: Shape::Pvfn }, false));
+    }
+    out.push((Rendered { text: flow(value), shape: Shape::Flow }, false));
+    out.push((Rendered { text: value.to_string(), shape: Shape::Json }, false));
     out
 }
 
@@ -66,29 +87,30 @@ pub fn route(value: &Value, enc: Encoding) -> Rendered {
         // Worth it only when the sample is much smaller than the document
         // (not for one long object, or arrays shorter than the sample).
         if approx_len(&sampled) * 2 < len {
-            let winner = smallest(candidates(&sampled), enc).shape;
-            return encode_as(&winner, value);
+            let (winner, nested) = smallest(tagged(&sampled), enc);
+            return encode_as(&winner.shape, nested, value);
         }
     }
-    smallest(candidates(value), enc)
+    smallest(tagged(value), enc).0
 }
 
 /// A candidate this many times longer in bytes than the shortest one is not
 /// counted: across our shapes bytes per token differ by at most ~1.4x.
 const HOPELESS_BYTES: usize = 2;
 
-fn smallest(cands: Vec<Rendered>, enc: Encoding) -> Rendered {
+fn smallest(cands: Vec<(Rendered, bool)>, enc: Encoding) -> (Rendered, bool) {
     let debug = std::env::var_os("TOKENSIEVE_DEBUG_ROUTER").is_some();
-    let shortest = cands.iter().map(|r| r.text.len()).min().unwrap_or(0);
+    let shortest = cands.iter().map(|(r, _)| r.text.len()).min().unwrap_or(0);
     cands
         .into_iter()
-        .filter(|r| r.text.len() <= shortest.saturating_mul(HOPELESS_BYTES).max(64))
-        .map(|r| {
+        .filter(|(r, _)| r.text.len() <= shortest.saturating_mul(HOPELESS_BYTES).max(64))
+        .map(|(r, nested)| {
             let n = auditor::count(enc, &r.text);
             if debug {
-                eprintln!("router: {} {n} tok ({} bytes)", r.shape, r.text.len());
+                let tag = if nested { " (nested tables)" } else { "" };
+                eprintln!("router: {}{tag} {n} tok ({} bytes)", r.shape, r.text.len());
             }
-            (n, r)
+            (n, (r, nested))
         })
         .min_by_key(|(n, _)| *n)
         .map(|(_, r)| r)
@@ -96,8 +118,9 @@ fn smallest(cands: Vec<Rendered>, enc: Encoding) -> Rendered {
 }
 
 /// The full document in the shape that won on the sample.
-fn encode_as(shape: &Shape, value: &Value) -> Rendered {
+fn encode_as(shape: &Shape, nested: bool, value: &Value) -> Rendered {
     let text = match shape {
+        Shape::Outline if nested => outline::encode(value, NESTED),
         Shape::Outline => outline::encode(value, outline::Tuning::default()),
         Shape::Flow => flow(value),
         Shape::SchemaYaml => return seed_pick(value),

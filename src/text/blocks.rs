@@ -89,6 +89,25 @@ fn push_library(pieces: &mut Vec<Piece>, n: usize) {
 }
 
 fn python(lines: &[&str], start: usize) -> Option<Block> {
+    let (mut pieces, mut end) = python_one(lines, start)?;
+    // A chained traceback continues the block. A loop, not recursion: a
+    // program can print any number of chained tracebacks.
+    while let Some(k) = (end..lines.len()).find(|&k| !lines[k].trim().is_empty()) {
+        if !PY_CHAIN.iter().any(|c| lines[k].starts_with(c)) {
+            break;
+        }
+        let Some(t) = (k + 1..lines.len()).find(|&t| !lines[t].trim().is_empty()) else { break };
+        let Some((more, more_end)) = python_one(lines, t) else { break };
+        pieces.push(Piece::Line(k));
+        pieces.extend(more);
+        end = more_end;
+    }
+    Some(Block { start, end, pieces })
+}
+
+/// One traceback from its header to its exception line: its pieces and the
+/// line after it.
+fn python_one(lines: &[&str], start: usize) -> Option<(Vec<Piece>, usize)> {
     if !lines[start].starts_with("Traceback (most recent call last)") {
         return None;
     }
@@ -116,20 +135,9 @@ fn python(lines: &[&str], start: usize) -> Option<Block> {
             }
             i += 1;
         } else {
-            // the exception line; a chained traceback continues the block
+            // the exception line
             pieces.push(Piece::Line(i));
-            i += 1;
-            let next = (i..lines.len()).find(|&k| !lines[k].trim().is_empty());
-            if let Some(k) = next
-                && PY_CHAIN.iter().any(|c| lines[k].starts_with(c))
-                && let Some(t) = (k + 1..lines.len()).find(|&t| !lines[t].trim().is_empty())
-                && let Some(more) = python(lines, t)
-            {
-                pieces.push(Piece::Line(k));
-                pieces.extend(more.pieces);
-                return Some(Block { start, end: more.end, pieces });
-            }
-            return Some(Block { start, end: i, pieces });
+            return Some((pieces, i + 1));
         }
     }
 }
@@ -268,6 +276,19 @@ mod tests {
     fn shown(text: &str) -> Vec<String> {
         let lines: Vec<&str> = text.lines().collect();
         find(&lines).iter().flat_map(|b| b.render(&lines)).collect()
+    }
+
+    #[test]
+    fn a_long_chain_of_tracebacks_is_one_block_without_deep_recursion() {
+        // Test threads have small stacks: one frame per chained traceback
+        // overflowed long before 100,000.
+        let one = "Traceback (most recent call last):\n  File \"/app/x.py\", line 1, in <module>\nValueError: boom\n\nDuring handling of the above exception, another exception occurred:\n\n";
+        let text = one.repeat(100_000)
+            + "Traceback (most recent call last):\n  File \"/app/x.py\", line 1, in <module>\nValueError: last\n";
+        let lines: Vec<&str> = text.lines().collect();
+        let blocks = find(&lines);
+        assert_eq!(blocks.len(), 1);
+        assert_eq!(blocks[0].end, lines.len());
     }
 
     #[test]

@@ -22,7 +22,7 @@ use regex::Regex;
 
 use crate::pipeline::Settings;
 use crate::text::blocks::{self, Block};
-use crate::text::guard::Source;
+use crate::text::guard::{self, Source};
 use crate::text::kind::{self, Kind};
 use crate::text::summary;
 
@@ -209,8 +209,7 @@ pub(crate) fn fold<'b>(src: &Source, blocks: &'b [Block]) -> Vec<Item<'b>> {
         let keyword = is_signal(line);
         let s = shape(line);
         if let Some(Item::Run(last)) = items.last_mut()
-            && !ledger
-            && !last.ledger
+            && ledger == last.ledger
             && !line.trim().is_empty()
             && keyword == last.keyword
             && s == last.shape
@@ -284,23 +283,45 @@ pub(crate) fn values_line(lines: &[&str], shorten: bool) -> Option<String> {
     Some(out)
 }
 
+/// Below this many chars, a run of similar signal lines is shown whole
+/// rather than counted.
+const SMALL_SIGNAL_RUN: usize = 240;
+
 /// A run as shown. `shorten` (in a summary) cuts very long lines, signal
 /// lines excepted, and keeps at most `MAX_VALUES` values a place; `last`
 /// adds the last line of a folded run as printed (the state a run of
-/// progress lines ended in).
-pub(crate) fn render_run(run: &Run, lines: &[&str], out: &mut Vec<String>, shorten: bool, last: bool) {
+/// progress lines ended in). A run of similar signal lines shows its first
+/// line, the values that tell the others apart and the command that prints
+/// them all, or every line when no such command can be given.
+pub(crate) fn render_run(run: &Run, src: &Source, out: &mut Vec<String>, shorten: bool, last: bool) {
+    let lines = &src.cleaned;
     let show = |l: &str| if shorten && !run.ledger { cut(l) } else { l.to_string() };
     let first = lines[run.first()];
     let n = run.members.len();
+    let members: Vec<&str> = run.members.iter().map(|&i| lines[i]).collect();
     if n == 1 || (run.identical && first.trim().is_empty()) {
         out.push(show(first));
     } else if run.identical {
         out.push(format!("{} (×{n})", show(first)));
     } else if n == 2 {
         out.push(show(first));
-        out.push(show(lines[run.members[1]]));
+        out.push(show(members[1]));
+    } else if run.ledger {
+        let rest: usize = members[1..].iter().map(|l| l.len()).sum();
+        let count = if rest < SMALL_SIGNAL_RUN {
+            None
+        } else {
+            guard::count_line(src, &guard::similar_pattern(first), &run.members)
+        };
+        match count {
+            Some(count) => {
+                out.push(first.to_string());
+                let values = values_line(&members, true).map(|v| format!(": {v}")).unwrap_or_default();
+                out.push(format!("… {} more like it{values} {count}", n - 1));
+            }
+            None => out.extend(members.iter().map(|l| l.to_string())),
+        }
     } else {
-        let members: Vec<&str> = run.members.iter().map(|&i| lines[i]).collect();
         match values_line(&members, shorten) {
             Some(v) => out.push(format!("{} (×{n} similar)", show(&v))),
             None => out.push(format!("{} (×{n} similar)", show(first))),
@@ -312,10 +333,10 @@ pub(crate) fn render_run(run: &Run, lines: &[&str], out: &mut Vec<String>, short
 }
 
 /// `last`: see `render_run`.
-pub(crate) fn render_item(item: &Item, lines: &[&str], out: &mut Vec<String>, shorten: bool, last: bool) {
+pub(crate) fn render_item(item: &Item, src: &Source, out: &mut Vec<String>, shorten: bool, last: bool) {
     match item {
-        Item::Run(r) => render_run(r, lines, out, shorten, last),
-        Item::Block(b) => out.extend(b.render(lines)),
+        Item::Run(r) => render_run(r, src, out, shorten, last),
+        Item::Block(b) => out.extend(b.render(&src.cleaned)),
     }
 }
 
@@ -357,7 +378,7 @@ pub fn render(src: &Source, settings: &Settings) -> (String, Kind) {
             let items = fold(src, &blocks);
             let mut out = Vec::new();
             for item in &items {
-                render_item(item, lines, &mut out, false, true);
+                render_item(item, src, &mut out, false, true);
             }
             let chars: usize = out.iter().map(|l| l.len() + 1).sum();
             if chars > settings.text_threshold {
@@ -466,16 +487,7 @@ mod tests {
 
     /// The generic rendering of `text` (already clean), the raw stored as `abc123`.
     fn generic(text: &str, threshold: usize) -> String {
-        let lines: Vec<&str> = text.split('\n').collect();
-        let ledger = crate::text::ledger::scan(lines.iter().copied());
-        let src = Source {
-            raw: crate::text::guard::raw_lines(text),
-            cleaned: lines,
-            ledger: &ledger,
-            id: Some("abc123"),
-            excerpt: None,
-        };
-        render(&src, &settings(threshold)).0
+        render(&crate::text::guard::Owned::new(text).src(), &settings(threshold)).0
     }
 
     #[test]
@@ -500,9 +512,15 @@ mod tests {
             generic(&moved, 4000),
             "app.py:11,14,17,20,23,26,29,31,40,52,60,77:1: moved to the new layout (×12 similar)\napp.py:77:1: moved to the new layout\n"
         );
-        // signal lines (lint findings) are never folded below the threshold
+        // signal lines (lint findings): the first as printed, every value, the command for all
         let lint = moved.replace("moved to the new layout", "E302 expected 2 blank lines, found 1");
-        assert_eq!(generic(&lint, 4000), lint);
+        assert_eq!(
+            generic(&lint, 4000),
+            "app.py:11:1: E302 expected 2 blank lines, found 1\n… 11 more like it: app.py:11,14,17,20,23,26,29,31,40,52,60,77:1: E302 expected 2 blank lines, found 1 (12 lines: tokensieve show abc123 --grep 'app\\.py:\\w+:\\w+: \\w+ expected \\w+ blank lines, found \\w+')\n"
+        );
+        // a few short ones stay as they are
+        let few: String = lint.lines().take(4).map(|l| format!("{l}\n")).collect();
+        assert_eq!(generic(&few, 4000), few);
         // three places varying: a count, with the first line as the example
         let three: String = (0..14).map(|i| format!("row {i} col {} val {}\n", i * 2, i * 3)).collect();
         assert_eq!(generic(&three, 4000), "row 0 col 0 val 0 (×14 similar)\nrow 13 col 26 val 39\n");

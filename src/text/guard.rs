@@ -28,6 +28,10 @@ pub struct Source<'a> {
     /// it (for an excerpt of a larger output, `None`: a count checked over
     /// the excerpt would not be what `tokensieve show` prints).
     pub id: Option<&'a str>,
+    /// Characters of output the agent's harness shows whole
+    /// (`Settings::budget`; `None`: no limit). A listing past it counts, with
+    /// the command, what it cannot show.
+    pub budget: Option<usize>,
     /// Set when `raw` is an excerpt of a larger output: where its lines are
     /// in the whole, and the whole's size.
     pub excerpt: Option<&'a Excerpt>,
@@ -192,6 +196,7 @@ impl Owned {
             cleaned: self.text.split('\n').collect(),
             ledger: &self.ledger,
             id: Some("abc123"),
+            budget: None,
             excerpt: None,
         }
     }
@@ -208,6 +213,7 @@ mod tests {
             cleaned: raw.split('\n').collect(),
             ledger,
             id: Some("abc123"),
+            budget: None,
             excerpt: None,
         }
     }

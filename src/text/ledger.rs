@@ -462,7 +462,7 @@ static DETECTOR_KINDS: Lazy<Vec<Kind>> = Lazy::new(|| DETECTOR_SPECS.iter().map(
 /// the output.
 static COUNT_LINE: Lazy<Regex> = Lazy::new(|| {
     Regex::new(
-        r"(?i)(?-u:\b)\d+ (?:passed|failed|failures?|errors?|warnings?|problems?|skipped|files?|packages?|issues?|checks?|suites?|examples?|assertions?|findings?|vulnerabilit\w*)(?-u:\b)",
+        r"(?i)(?:^|[\s,(])\d+ (?:passed|failed|failures?|errors?|warnings?|problems?|skipped|files?|packages?|issues?|checks?|suites?|examples?|assertions?|findings?|vulnerabilit\w*)(?:$|[\s,.;:)])",
     )
     .expect("valid count regex")
 });
@@ -622,6 +622,12 @@ mod tests {
     fn summaries_anywhere_and_counts_at_the_end() {
         let text = "=========== 1 failed, 2 passed in 0.01s ===========\nadded 12 packages in 2s\nprocessed 12 files\nnothing\nmore\nDone: 3 files checked\n";
         assert_eq!(kinds(text), vec![(0, "summary"), (1, "summary"), (5, "summary")]);
+    }
+
+    #[test]
+    fn a_listing_ending_in_a_package_file_has_no_footer() {
+        let text = "total 8\n-rw-rw-r-- 1 dev dev 752 Feb 12 16:59 build.js\n-rw-rw-r-- 1 dev dev 51902 Feb 12 16:59 package-lock.json\ndrwxrwxr-x 3 dev dev 4096 Feb 12 16:59 test\n";
+        assert!(kinds(text).is_empty(), "{:?}", kinds(text));
     }
 
     #[test]

@@ -18,6 +18,8 @@ mod generic;
 pub mod guard;
 mod kind;
 pub mod ledger;
+#[cfg(test)]
+mod properties;
 mod summary;
 
 use aho_corasick::AhoCorasick;
@@ -78,6 +80,7 @@ pub fn render(text: &str, hint: Option<&Hint>, settings: &Settings) -> Option<Re
         // an excerpt's counts would not be what `show ID --grep` prints
         id: settings.raw_id.as_deref().filter(|_| settings.excerpt.is_none()),
         excerpt: settings.excerpt.as_ref(),
+        budget: settings.budget,
     };
     let large = text.len() > settings.text_threshold;
     let note = if large { settings.raw_note.as_deref() } else { None };
@@ -87,7 +90,8 @@ pub fn render(text: &str, hint: Option<&Hint>, settings: &Settings) -> Option<Re
         && let Some(body) = filter.summarize(&inv, &cleaned, &src)
     {
         // dense output (hundreds of findings): families condensed, then the cap
-        let dense = text.len() > 2 * settings.text_threshold && body.len() * 2 > text.len();
+        let dense =
+            !filter.lossless() && text.len() > 2 * settings.text_threshold && body.len() * 2 > text.len();
         let body = if dense {
             let body = condense::condense(&body, &src).unwrap_or(body);
             cap(body, text.len(), note, &src)
@@ -288,16 +292,7 @@ mod tests {
 
     /// A guard source over `raw` (already clean), stored as `abc123`.
     fn with_source<T>(raw: &str, f: impl FnOnce(&guard::Source) -> T) -> T {
-        let lines: Vec<&str> = raw.split('\n').collect();
-        let ledger = ledger::scan(lines.iter().copied());
-        let src = guard::Source {
-            raw: guard::raw_lines(raw),
-            cleaned: lines,
-            ledger: &ledger,
-            id: Some("abc123"),
-            excerpt: None,
-        };
-        f(&src)
+        f(&guard::Owned::new(raw).src())
     }
 
     #[test]
@@ -425,7 +420,38 @@ mod real_outputs {
     fn grep_folds_site_packages() {
         let r = run("grep -rn def .", 0, local!("grep-real"));
         assert!(r.text.contains("./site-packages/ (dependencies, not listed):"), "{}", &r.text[..300]);
-        assert!(r.text.contains("./plistlib.py:90: def __repr__(self):"));
+        assert!(r.text.contains("\n./plistlib.py:90:    def __repr__(self):\n"), "{}", r.text);
+    }
+
+    #[test]
+    fn gxx_overload_error_keeps_every_error_and_counts_system_notes() {
+        let r = run(
+            "g++ -c shapes.cpp -o shapes.o",
+            1,
+            include_str!("../../fixtures/text/local/build/gxx-overload-candidates.txt"),
+        );
+        assert_eq!(r.shape, Shape::Text("cc".into()));
+        for e in [
+            "shapes.cpp:19:51: error: no match for",
+            "shapes.cpp:21:16: error:",
+            "shapes.cpp:22:21: error: too many arguments",
+        ] {
+            assert!(r.text.contains(e), "{e}: {}", r.text);
+        }
+        assert!(!r.text.contains("note: candidate: ‘std::basic_ostream"), "{}", r.text);
+        assert!(r.text.contains("notes from system headers)"), "{}", r.text);
+    }
+
+    #[test]
+    fn a_java_log_keeps_each_trace_with_its_innermost_cause() {
+        let raw = include_str!("../../fixtures/text/local/logs/java-service-caused-by.txt");
+        let r = run("java -cp out svc.OrderServer", 1, raw);
+        let innermost: Vec<&str> = raw.lines().filter(|l| l.starts_with("Caused by:")).collect();
+        assert!(!innermost.is_empty());
+        for cause in innermost {
+            assert!(r.text.contains(cause), "{cause}: {}", r.text);
+        }
+        assert!(r.text.len() * 20 < raw.len(), "{}", r.text.len());
     }
 
     #[test]

@@ -43,7 +43,7 @@ pub fn render(src: &Source, items: &[Item]) -> String {
     let tail = items.len().saturating_sub(TAIL).max(head);
     out.push("head:".into());
     for item in &items[..head] {
-        render_item(item, lines, &mut out, true, false);
+        render_item(item, src, &mut out, true, false);
     }
 
     let middle = signal_lines(src, &items[head..tail]);
@@ -82,7 +82,7 @@ pub fn render(src: &Source, items: &[Item]) -> String {
     out.push("tail:".into());
     for (k, item) in items[tail..].iter().enumerate() {
         // the output's last run shows where it ended
-        render_item(item, lines, &mut out, true, tail + k + 1 == items.len());
+        render_item(item, src, &mut out, true, tail + k + 1 == items.len());
     }
     let mut text = out.join("\n");
     text.push('\n');

@@ -199,6 +199,8 @@ pub struct Prep {
     /// The document was several (JSON lines): jq reads them one by one
     /// unless `--slurp`.
     slurped: bool,
+    /// No lossless rendering can fit the budget (`paths::text_floor`).
+    pub certain: bool,
 }
 
 /// Measures `doc` for a view, should its rendering not fit the budget.
@@ -212,10 +214,17 @@ pub fn prepare(doc: &Value, slurped: bool, settings: &Settings) -> Prep {
         )
     )];
     head.push("# outline: path types count [items= distinct= min= max= top=]".into());
-    head.extend(outline_lines(doc, (budget as f64 * OUTLINE_SHARE) as usize));
-    let mut found = Vec::new();
-    cuts(doc, &mut Vec::new(), &mut found);
-    Prep { head, cuts: found, slurped }
+    // The outline and the cut arrays read the same document: side by side.
+    let room = (budget as f64 * OUTLINE_SHARE) as usize;
+    let ((outline, floor), found) = std::thread::scope(|s| {
+        let outline = s.spawn(|| outline_lines(doc, room));
+        let mut found = Vec::new();
+        cuts(doc, &mut Vec::new(), &mut found);
+        (outline.join().unwrap_or_else(|_| outline_lines(doc, room)), found)
+    });
+    head.extend(outline);
+    let certain = floor > budget;
+    Prep { head, cuts: found, slurped, certain }
 }
 
 /// The view: `prep`'s outline, then `reduced` (the sieved and deduped
@@ -224,7 +233,7 @@ pub fn prepare(doc: &Value, slurped: bool, settings: &Settings) -> Prep {
 /// must be the raw document's).
 pub fn json(prep: Prep, reduced: &Value, raw: &[u8], settings: &Settings) -> Rendered {
     let budget = settings.budget.unwrap_or(budget::DEFAULT);
-    let Prep { head, cuts: found, slurped } = prep;
+    let Prep { head, cuts: found, slurped, .. } = prep;
     let jq = |filter: &str| -> Option<String> {
         let flag = if slurped { "--slurp --jq" } else { "--jq" };
         show(settings, &format!("{flag} {}", shell_quote(filter)))
@@ -325,8 +334,10 @@ fn each(path: &str) -> String {
 /// The outline's lines within `room` chars: every path bare, then as many
 /// as fit (first first) with their summaries; past that, the first paths
 /// and a count of the others.
-fn outline_lines(doc: &Value, room: usize) -> Vec<String> {
+/// Also returns the document's `paths::text_floor`.
+fn outline_lines(doc: &Value, room: usize) -> (Vec<String>, usize) {
     let stats = paths::summarize(doc);
+    let floor = paths::text_floor(&stats);
     let listed: Vec<&paths::PathStat> = stats.iter().filter(|s| s.listed()).collect();
     let mut lines: Vec<String> = listed.iter().map(|s| s.line(Detail::Bare)).collect();
     let mut used: usize = lines.iter().map(|l| budget::chars(l) + 1).sum();
@@ -341,7 +352,7 @@ fn outline_lines(doc: &Value, room: usize) -> Vec<String> {
             kept.push(l.clone());
         }
         kept.push(format!("# … {} more paths not listed", lines.len() - kept.len()));
-        return kept;
+        return (kept, floor);
     }
     for (line, stat) in lines.iter_mut().zip(&listed) {
         for detail in [Detail::Full, Detail::Short] {
@@ -354,7 +365,7 @@ fn outline_lines(doc: &Value, room: usize) -> Vec<String> {
             }
         }
     }
-    lines
+    (lines, floor)
 }
 
 /// Last resort (a document whose parts outside its arrays are over the

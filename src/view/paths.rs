@@ -65,6 +65,29 @@ pub fn summarize(doc: &Value) -> Vec<PathStat<'_>> {
     w.stats
 }
 
+/// A lower bound, in chars, of any lossless rendering of the document
+/// (every shape writes each string value of the sieved document at least
+/// once, as itself or quoted): the distinct strings the sieve keeps as they
+/// are, each counted once. Above the budget, the view is certain and the
+/// full rendering need not be made.
+pub fn text_floor(stats: &[PathStat]) -> usize {
+    let mut seen: std::collections::HashSet<&str, Fast> = std::collections::HashSet::default();
+    let mut floor = 0;
+    for stat in stats {
+        for &(tag, text) in stat.values.keys() {
+            if tag != STRING || !seen.insert(text) {
+                continue;
+            }
+            // Blobs and PEM blocks become short markers.
+            if text.len() >= 32 && crate::json::sieve::redact(text.to_owned()) != text {
+                continue;
+            }
+            floor += crate::budget::chars(text);
+        }
+    }
+    floor
+}
+
 /// One path in the tree of paths: its children by key and its array
 /// elements' path. A walk step looks up one short key, never a whole path.
 #[derive(Default)]
@@ -338,6 +361,13 @@ mod tests {
         let l = lines(&doc);
         assert_eq!(l[0], ".metadata.labels.\"app.kubernetes.io/name\" string 1");
         assert_eq!(l[1], ".metadata.labels.ok_1 boolean 1");
+    }
+
+    #[test]
+    fn the_floor_counts_each_kept_string_once() {
+        let blob = "QUJD".repeat(100);
+        let doc = json!([{"a": "xyz", "b": "xyz", "c": 12345}, {"a": "héllo", "d": blob}]);
+        assert_eq!(text_floor(&summarize(&doc)), 3 + 5);
     }
 
     #[test]

@@ -12,40 +12,55 @@ use super::jq_key;
 /// (`.level == "error"`).
 pub fn trigger(record: &Value) -> Option<String> {
     let Value::Object(m) = record else { return None };
-    let mut path = String::new();
+    let mut path = Vec::new();
     find(m, &mut path)
 }
 
-fn find(m: &Map<String, Value>, path: &mut String) -> Option<String> {
-    for (k, v) in m {
-        let len = path.len();
-        jq_key(path, k);
-        let hit = match v {
-            Value::String(s) if marks(k, s) => Some(format!("{path} == {}", Value::from(s.as_str()))),
-            Value::Number(n) if bad_code(k, n) => Some(format!("{path} == {n}")),
-            _ => None,
-        };
-        if hit.is_some() {
-            return hit;
+/// `path`: the keys down to `m`; the jq path is written only on a hit
+/// (this runs on every record of a large document).
+fn find<'a>(m: &'a Map<String, Value>, path: &mut Vec<&'a str>) -> Option<String> {
+    let at = |path: &[&str], k: &str| {
+        let mut p = String::new();
+        for seg in path.iter().chain([&k]) {
+            jq_key(&mut p, seg);
         }
-        path.truncate(len);
+        p
+    };
+    for (k, v) in m {
+        match v {
+            Value::String(s) if marks(k, s) => {
+                return Some(format!("{} == {}", at(path, k), Value::from(s.as_str())));
+            }
+            Value::Number(n) if bad_code(k, n) => return Some(format!("{} == {n}", at(path, k))),
+            _ => {}
+        }
     }
     for (k, v) in m {
         if let Value::Object(child) = v {
-            let len = path.len();
-            jq_key(path, k);
+            path.push(k);
             if let Some(hit) = find(child, path) {
                 return Some(hit);
             }
-            path.truncate(len);
+            path.pop();
         }
     }
     None
 }
 
-/// Lower case, without `_` and `-`: `exit_code`, `ExitCode` → `exitcode`.
-fn norm(key: &str) -> String {
-    key.chars().filter(|c| *c != '_' && *c != '-').flat_map(char::to_lowercase).collect()
+/// The key's bytes in lower case, without `_` and `-` (`exit_code`,
+/// `ExitCode` → `exitcode`); no allocation: this runs on every key of every
+/// record of a large document.
+fn norm(key: &str) -> impl DoubleEndedIterator<Item = u8> + Clone + '_ {
+    key.bytes().filter(|b| *b != b'_' && *b != b'-').map(|b| b.to_ascii_lowercase())
+}
+
+fn norm_is(key: &str, word: &str) -> bool {
+    norm(key).eq(word.bytes())
+}
+
+fn norm_ends_with(key: &str, suffix: &str) -> bool {
+    let mut k = norm(key).rev();
+    suffix.bytes().rev().all(|b| k.next() == Some(b))
 }
 
 /// Key names whose string value states an outcome or a severity.
@@ -72,25 +87,30 @@ const BAD_WORDS: &[&str] = &[
 const ERROR_KEYS: &[&str] = &["error", "err", "errormessage", "exception"];
 
 fn marks(key: &str, value: &str) -> bool {
-    let k = norm(key);
-    if ERROR_KEYS.contains(&k.as_str()) {
+    // Cheapest tests first: most values are no outcome word.
+    if key.len() <= 14 && ERROR_KEYS.iter().any(|w| norm_is(key, w)) {
         return !value.trim().is_empty();
     }
-    OUTCOME_KEYS.iter().any(|o| k.ends_with(o))
+    value.len() <= 64
         && value
             .split(|c: char| !c.is_ascii_alphanumeric())
-            .any(|w| BAD_WORDS.iter().any(|b| w.eq_ignore_ascii_case(b)))
+            .any(|w| w.len() <= 9 && BAD_WORDS.iter().any(|b| w.eq_ignore_ascii_case(b)))
+        && OUTCOME_KEYS.iter().any(|o| norm_ends_with(key, o))
 }
 
 /// A non-zero exit or error code; an HTTP status of 400-599.
 fn bad_code(key: &str, n: &serde_json::Number) -> bool {
+    if key.len() > 16 {
+        return false;
+    }
     let Some(v) = n.as_f64() else { return false };
-    match norm(key).as_str() {
-        "code" | "exitcode" | "exitstatus" | "returncode" | "rc" | "errorcode" => v != 0.0,
-        "status" | "statuscode" | "httpstatus" | "httpstatuscode" | "responsecode" => {
-            (400.0..600.0).contains(&v)
-        }
-        _ => false,
+    let is = |words: &[&str]| words.iter().any(|w| norm_is(key, w));
+    if is(&["code", "exitcode", "exitstatus", "returncode", "rc", "errorcode"]) {
+        v != 0.0
+    } else if is(&["status", "statuscode", "httpstatus", "httpstatuscode", "responsecode"]) {
+        (400.0..600.0).contains(&v)
+    } else {
+        false
     }
 }
 

@@ -198,6 +198,52 @@ pub fn receipt_raw_id(stderr: &[u8]) -> Option<String> {
     (!id.is_empty()).then_some(id)
 }
 
+/// The binary as a CLI with a private home and none of the user's tuning,
+/// stdout and stderr piped.
+pub fn tokensieve_in(home: &Path) -> Command {
+    let mut c = Command::new(BIN);
+    c.env("TOKENSIEVE_HOME", home)
+        .env_remove("TOKENSIEVE_STORE_MAX_BYTES")
+        .env_remove("TOKENSIEVE_TOKENIZER")
+        .env_remove("TOKENSIEVE")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    c
+}
+
+/// Runs `cmd` with `input` on its stdin, fed from a thread so a large input
+/// cannot deadlock against a full stdout pipe.
+pub fn output_with_stdin(cmd: &mut Command, input: &[u8]) -> Output {
+    let mut child = cmd.stdin(std::process::Stdio::piped()).spawn().unwrap();
+    let mut pipe = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let feeder = std::thread::spawn(move || {
+        use std::io::Write;
+        let _ = pipe.write_all(&input);
+    });
+    let out = child.wait_with_output().unwrap();
+    feeder.join().unwrap();
+    out
+}
+
+/// Every `*.json` under fixtures/json, sorted.
+pub fn json_fixtures() -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "json") {
+                out.push(p);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/json"), &mut out);
+    out.sort();
+    out
+}
+
 /// The original token count a receipt states (`Original: N tok` in the long
 /// form, `[tokensieve N→M tok` in the short one).
 pub fn receipt_original(stderr: &[u8]) -> Option<usize> {

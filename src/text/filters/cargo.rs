@@ -1,4 +1,4 @@
-//! cargo build/check/clippy/test/run: rustc diagnostics compacted to header,
+//! cargo build/check/clippy/test (and rustc itself): rustc diagnostics compacted to header,
 //! `--> path:line:col: labels`, notes and helps (code frames, std locations and
 //! suggestion diffs dropped); dependency compile lines counted; libtest
 //! output reduced to failing tests, their panics (message, left/right, user
@@ -57,11 +57,12 @@ impl Filter for Cargo {
 
     fn claims(&self, inv: &Invocation) -> bool {
         // not `cargo run`: its stdout is the program's own (and may be a server)
-        inv.tool == "cargo"
-            && matches!(
-                inv.sub(),
-                "build" | "b" | "check" | "c" | "clippy" | "test" | "t" | "nextest" | "bench" | "doc"
-            )
+        inv.tool == "rustc" && !inv.has_flag("--version") && !inv.has_short('V') && !inv.has_flag("--print")
+            || inv.tool == "cargo"
+                && matches!(
+                    inv.sub(),
+                    "build" | "b" | "check" | "c" | "clippy" | "test" | "t" | "nextest" | "bench" | "doc"
+                )
     }
 
     fn summarize(&self, _inv: &Invocation, text: &str, _src: &Source) -> Option<String> {

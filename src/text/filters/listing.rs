@@ -1,11 +1,19 @@
-//! Listings: grep/rg hits, find/fd paths, ls -l / ls -R.
+//! Listings: grep/rg hits, find/fd paths, ls -l / ls -R. What was searched
+//! for is the answer: nothing is dropped below the budget.
 //!
-//! Shared rules: hits and files inside dependency or build directories
-//! (node_modules, site-packages, vendor, target, __pycache__...) are
-//! summarised per package unless they are all there is; the rest is grouped
-//! by file or directory. Every shown hit stays literally `path:line: text`
-//! (agents copy it); when there are too many, each file or directory shows
-//! its first entries and counts the rest (the raw output is stored).
+//! - grep/rg/git grep: every hit as printed (`path:line:text`, indentation
+//!   kept), in file order; `rg --heading` output passes as it is. (Printing
+//!   the path once per file would save a fifth; agents and the corpus checks
+//!   match `path:line` pairs, so each hit keeps its path.)
+//! - find/fd: paths grouped by directory, every name listed.
+//! - Hits and paths inside dependency or build folders (node_modules,
+//!   site-packages, vendor, target, __pycache__...) that the command did not
+//!   name are counted per package, with the command that prints them, when
+//!   they are not all there is; a folder the user named is listed like any.
+//! - Past the budget (`Source::budget`), the files (or folders) that do not
+//!   fit are counted, each with the `tokensieve show ID --grep` that prints
+//!   its lines.
+//! - ls -l / -R: compact rows (see `ls`).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -13,7 +21,7 @@ use once_cell::sync::Lazy;
 use regex::Regex;
 
 use super::{Filter, Invocation};
-use crate::text::guard::Source;
+use crate::text::guard::{self, Source};
 
 pub struct Grep;
 pub struct Find;
@@ -40,16 +48,6 @@ const VENDORED: &[&str] = &[
     ".gradle",
     "bower_components",
 ];
-/// Hits shown per file at most, and in total (the per-file cap shrinks first).
-const HITS_PER_FILE: usize = 10;
-const MAX_HITS: usize = 400;
-/// File names shown in a `find` listing at most.
-const MAX_NAMES: usize = 800;
-const MAX_TEXT: usize = 160;
-/// A large listing's summary aims at no more than this share of the raw size;
-/// below `LARGE` chars (the default text threshold) nothing is capped by size.
-const SHARE: f64 = 0.35;
-const LARGE: usize = 4000;
 /// `ls -l` entries per output line.
 const LS_PER_LINE: usize = 12;
 /// Below this many hits/paths in dependency folders they are listed normally.
@@ -62,11 +60,6 @@ static HIT_NO_LINE: Lazy<Regex> =
 static LS_ENTRY: Lazy<Regex> = Lazy::new(|| {
     Regex::new(r"^([-dlcbps][-rwxsStT@+.]{9,10})\s+\d+\s+(\S+)\s+(\S+)\s+([\d,]+(?:\.\d+)?[KMGTP]?)\s+(\w{3}\s+\d{1,2}\s+[\d:]{4,5}|\d{4}-\d\d-\d\d(?: [\d:]+)?)\s(.+)$").unwrap()
 });
-
-/// The most chars a summary of `raw_len` chars of listing may take.
-fn size_budget(raw_len: usize) -> usize {
-    if raw_len > LARGE { (raw_len as f64 * SHARE) as usize } else { usize::MAX }
-}
 
 /// Adds `item` to `key`'s group; groups keep the order their key first came in.
 fn push_grouped<T>(
@@ -93,31 +86,47 @@ fn vendored_root(path: &str) -> Option<(String, String)> {
     Some((root, pkg))
 }
 
-/// `root/: N <what> in M files — pkg1 n, pkg2 n, …` per vendored folder.
-fn vendored_lines(hits: &[(String, String)], files: &HashMap<String, usize>, what: &str) -> Vec<String> {
-    let mut per_root: BTreeMap<String, (usize, Vec<(String, usize)>)> = BTreeMap::new();
-    let mut order: Vec<String> = Vec::new();
-    for (root, pkg) in hits {
-        let e = per_root.entry(root.clone()).or_insert_with(|| {
-            order.push(root.clone());
-            (0, Vec::new())
-        });
-        e.0 += 1;
-        match e.1.iter_mut().find(|(p, _)| p == pkg) {
+/// Whether the command names a dependency folder itself (`find
+/// node_modules/x`, `grep -r foo vendor`): then its contents are the answer.
+fn names_vendored(inv: &Invocation) -> bool {
+    inv.args.iter().filter(|a| !a.starts_with('-')).any(|a| a.split('/').any(|p| VENDORED.contains(&p)))
+}
+
+/// ` (N lines: tokensieve show ID --grep 'RE')` for lines of the raw output
+/// left out, or nothing when the output is not stored.
+fn command_for(src: &Source, pattern: &str, lines: &[usize]) -> String {
+    guard::count_line(src, pattern, lines).map(|c| format!(" {c}")).unwrap_or_default()
+}
+
+/// Per dependency folder: `root/ (dependencies): N <what> in M files: pkg n, …`
+/// and the command that prints them.
+fn vendored_lines(folded: &[(String, String, usize)], what: &str, src: &Source) -> Vec<String> {
+    // per folder: its packages with their counts, and the lines under it
+    type Root = (String, Vec<(String, usize)>, Vec<usize>);
+    let mut roots: Vec<Root> = Vec::new();
+    for (root, pkg, line) in folded {
+        let k = match roots.iter().position(|r| &r.0 == root) {
+            Some(k) => k,
+            None => {
+                roots.push((root.clone(), Vec::new(), Vec::new()));
+                roots.len() - 1
+            }
+        };
+        match roots[k].1.iter_mut().find(|(p, _)| p == pkg) {
             Some(x) => x.1 += 1,
-            None => e.1.push((pkg.clone(), 1)),
+            None => roots[k].1.push((pkg.clone(), 1)),
         }
+        roots[k].2.push(*line);
     }
     let mut out = Vec::new();
-    for root in order {
-        let (n, mut pkgs) = per_root.remove(&root).unwrap_or_default();
+    for (root, mut pkgs, lines) in roots {
         pkgs.sort_by_key(|p| std::cmp::Reverse(p.1));
         let shown: Vec<String> = pkgs.iter().take(12).map(|(p, c)| format!("{p} {c}")).collect();
         let more = if pkgs.len() > 12 { format!(", +{} more", pkgs.len() - 12) } else { String::new() };
-        let nfiles = files.get(&root).copied().unwrap_or(0);
-        let in_files = if what == "matches" { format!(" in {nfiles} files") } else { String::new() };
+        let command = command_for(src, &format!("^{}/", regex::escape(&root)), &lines);
         out.push(format!(
-            "{root}/ (dependencies, not listed): {n} {what}{in_files}: {}{more}",
+            "{root}/ (dependencies, not listed): {} {what}: {}{more}{command}",
+            lines.len(),
             shown.join(", ")
         ));
     }
@@ -129,6 +138,10 @@ impl Filter for Grep {
         "grep"
     }
 
+    fn lossless(&self) -> bool {
+        true
+    }
+
     fn claims(&self, inv: &Invocation) -> bool {
         let tool = inv.is(&["grep", "egrep", "fgrep", "rg", "ag", "ack"])
             || (inv.tool == "git" && inv.sub() == "grep");
@@ -138,105 +151,101 @@ impl Filter for Grep {
         tool && !not_hits
     }
 
-    fn summarize(&self, _inv: &Invocation, text: &str, _src: &Source) -> Option<String> {
-        grep(text)
+    fn summarize(&self, inv: &Invocation, text: &str, src: &Source) -> Option<String> {
+        grep(text, inv, src)
     }
 }
 
-fn grep(text: &str) -> Option<String> {
-    let lines: Vec<&str> = text.lines().filter(|l| !l.is_empty()).collect();
-    let numbered = lines.iter().filter(|l| HIT.is_match(l)).count();
-    let hits: Vec<Option<(String, String, String)>> = if numbered * 10 >= lines.len() * 9 {
-        lines
-            .iter()
-            .map(|l| HIT.captures(l).map(|c| (c[1].to_string(), c[2].to_string(), c[3].to_string())))
-            .collect()
-    } else {
-        lines
-            .iter()
-            .map(|l| HIT_NO_LINE.captures(l).map(|c| (c[1].to_string(), String::new(), c[2].to_string())))
-            .collect()
-    };
+/// One hit: its file and line.
+struct Hit<'a> {
+    path: &'a str,
+    line: usize,
+}
+
+/// `rg --heading`: a path line, then `N:text` lines, a blank line between
+/// files: every other non-blank line is a path followed by a numbered line.
+fn is_heading_format(lines: &[&str]) -> bool {
+    static NUMBERED: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\d+[:-]").unwrap());
+    let numbered = lines.iter().filter(|l| NUMBERED.is_match(l)).count();
+    let headings = lines.iter().filter(|l| !l.is_empty() && !NUMBERED.is_match(l)).count();
+    let followed = lines
+        .windows(2)
+        .filter(|w| !w[0].is_empty() && !NUMBERED.is_match(w[0]) && NUMBERED.is_match(w[1]))
+        .count();
+    headings > 0 && followed == headings && numbered >= headings
+}
+
+fn grep(text: &str, inv: &Invocation, src: &Source) -> Option<String> {
+    let all: Vec<&str> = text.split('\n').collect();
+    if is_heading_format(&all) {
+        // already grouped by file: the output is the answer as it is
+        return Some(text.trim_end().to_string() + "\n");
+    }
+    let lines: Vec<(usize, &str)> = all.iter().copied().enumerate().filter(|(_, l)| !l.is_empty()).collect();
+    let numbered = lines.iter().filter(|(_, l)| HIT.is_match(l)).count();
+    let with_numbers = numbered * 10 >= lines.len() * 9;
+    let hits: Vec<Option<Hit>> = lines
+        .iter()
+        .map(|&(i, l)| {
+            if with_numbers {
+                HIT.captures(l).map(|c| Hit { path: c.get(1).map_or("", |m| m.as_str()), line: i })
+            } else {
+                HIT_NO_LINE.captures(l).map(|c| Hit { path: c.get(1).map_or("", |m| m.as_str()), line: i })
+            }
+        })
+        .collect();
     let matched = hits.iter().filter(|h| h.is_some()).count();
     // only `path:line:text` or `path:text` output (grep -rn, rg): anything else is not ours
     if matched < 2 || matched * 10 < lines.len() * 9 {
         return None;
     }
-    // each path's vendored root, worked out once for the count and the fold
     let roots: Vec<Option<(String, String)>> =
-        hits.iter().map(|h| h.as_ref().and_then(|(p, _, _)| vendored_root(p))).collect();
+        hits.iter().map(|h| h.as_ref().and_then(|h| vendored_root(h.path))).collect();
     let vendored_count = roots.iter().flatten().count();
-    let fold_vendored = vendored_count >= VENDORED_MIN && vendored_count < matched;
-    let mut files: Vec<(String, Vec<(String, String)>)> = Vec::new();
+    let fold_vendored = vendored_count >= VENDORED_MIN && vendored_count < matched && !names_vendored(inv);
+    let mut files: Vec<(String, Vec<Hit>)> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
-    let mut vend_hits: Vec<(String, String)> = Vec::new();
-    let mut vend_files: HashMap<String, usize> = HashMap::new();
-    let mut seen_vend_file: HashSet<String> = HashSet::new();
+    let mut folded: Vec<(String, String, usize)> = Vec::new();
+    let mut vend_files: HashSet<&str> = HashSet::new();
     let mut other: Vec<String> = Vec::new();
-    for ((line, hit), vend) in lines.iter().zip(hits).zip(roots) {
-        let Some((path, num, body)) = hit else {
+    for (((_, line), hit), vend) in lines.iter().zip(hits).zip(roots) {
+        let Some(hit) = hit else {
             other.push(line.to_string());
             continue;
         };
         if fold_vendored && let Some((root, pkg)) = vend {
-            if seen_vend_file.insert(path.clone()) {
-                *vend_files.entry(root.clone()).or_default() += 1;
-            }
-            vend_hits.push((root, pkg));
+            vend_files.insert(hit.path);
+            folded.push((root, pkg, hit.line));
             continue;
         }
-        push_grouped(&mut files, &mut index, path, (num, body));
+        push_grouped(&mut files, &mut index, hit.path.to_string(), hit);
     }
-    let budget = size_budget(text.len());
-    let size = |cap: usize| -> usize {
-        files
-            .iter()
-            .map(|(p, hs)| {
-                hs.iter()
-                    .take(cap)
-                    .map(|(n, b)| p.len() + n.len() + 3 + b.trim().len().min(MAX_TEXT))
-                    .sum::<usize>()
-            })
-            .sum()
-    };
-    let mut cap = if text.len() > LARGE { HITS_PER_FILE } else { usize::MAX };
-    while cap > 1
-        && (files.iter().map(|f| f.1.len().min(cap)).sum::<usize>() > MAX_HITS || size(cap) > budget)
-    {
-        cap -= 1;
+    let budget = src.budget.unwrap_or(usize::MAX);
+    let mut out = vec![format!("{matched} matches in {} files", files.len() + vend_files.len())];
+    let mut used = out[0].len();
+    let mut counted = Vec::new();
+    for (path, hs) in &files {
+        let group: Vec<&str> = hs.iter().map(|h| src.cleaned.get(h.line).copied().unwrap_or("")).collect();
+        let size: usize = group.iter().map(|l| l.len() + 1).sum();
+        if used + size > budget && files.len() > 1 {
+            let targets: Vec<usize> = hs.iter().map(|h| h.line).collect();
+            let command = command_for(src, &format!("^{}:", regex::escape(path)), &targets);
+            counted.push(format!("{path}: {} matches{command}", hs.len()));
+            continue;
+        }
+        used += size;
+        out.extend(group.iter().map(|l| l.to_string()));
     }
-    let mut out = vec![format!("{matched} matches in {} files", files.len() + seen_vend_file.len())];
-    let mut shown = 0usize;
-    for (k, (path, hs)) in files.iter().enumerate() {
-        if shown >= MAX_HITS {
-            out.push(format!("… {} more files with matches", files.len() - k));
-            break;
-        }
-        for (num, body) in hs.iter().take(cap) {
-            let at = if num.is_empty() { String::new() } else { format!(":{num}") };
-            out.push(format!("{path}{at}: {}", clip(body.trim())));
-            shown += 1;
-        }
-        if hs.len() > cap {
-            let rest: Vec<&str> = hs[cap..].iter().map(|(n, _)| n.as_str()).collect();
-            if rest[0].is_empty() {
-                out.push(format!("{path}: +{} more matches", rest.len()));
-            } else {
-                out.push(format!("{path}: +{} more at lines {}", rest.len(), rest.join(",")));
-            }
-        }
+    if !counted.is_empty() {
+        out.push(format!("{} more files past the budget:", counted.len()));
+        out.extend(counted);
     }
-    out.extend(vendored_lines(&vend_hits, &vend_files, "matches"));
+    out.extend(vendored_lines(&folded, "matches", src));
     out.extend(other);
-    Some(out.join("\n") + "\n")
-}
-
-fn clip(s: &str) -> String {
-    if s.chars().count() <= MAX_TEXT {
-        return s.to_string();
+    while out.last().is_some_and(|l| l.is_empty()) {
+        out.pop();
     }
-    let head: String = s.chars().take(MAX_TEXT).collect();
-    format!("{head}…")
+    Some(out.join("\n") + "\n")
 }
 
 impl Filter for Find {
@@ -244,73 +253,74 @@ impl Filter for Find {
         "find"
     }
 
+    fn lossless(&self) -> bool {
+        true
+    }
+
     fn claims(&self, inv: &Invocation) -> bool {
         inv.is(&["find", "fd", "fdfind"])
             && !inv.args.iter().any(|a| a == "-ls" || a == "-printf" || a == "-exec")
     }
 
-    fn summarize(&self, _inv: &Invocation, text: &str, _src: &Source) -> Option<String> {
-        find(text)
+    fn summarize(&self, inv: &Invocation, text: &str, src: &Source) -> Option<String> {
+        find(text, inv, src)
     }
 }
 
-fn find(text: &str) -> Option<String> {
-    let paths: Vec<&str> = text.lines().filter(|l| !l.is_empty()).collect();
+fn find(text: &str, inv: &Invocation, src: &Source) -> Option<String> {
+    let paths: Vec<(usize, &str)> = text.split('\n').enumerate().filter(|(_, l)| !l.is_empty()).collect();
     // a short listing is already what the agent wants to read
     if paths.len() < 20 {
         return None;
     }
-    let roots: Vec<Option<(String, String)>> = paths.iter().map(|p| vendored_root(p)).collect();
+    let roots: Vec<Option<(String, String)>> = paths.iter().map(|(_, p)| vendored_root(p)).collect();
     let vendored_count = roots.iter().flatten().count();
-    let fold_vendored = vendored_count >= VENDORED_MIN && vendored_count < paths.len();
-    let mut dirs: Vec<(String, Vec<String>)> = Vec::new();
+    let fold_vendored =
+        vendored_count >= VENDORED_MIN && vendored_count < paths.len() && !names_vendored(inv);
+    let mut dirs: Vec<(String, Vec<(String, usize)>)> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
-    let mut vend: Vec<(String, String)> = Vec::new();
+    let mut folded: Vec<(String, String, usize)> = Vec::new();
     let mut other = Vec::new();
-    for (p, vend_root) in paths.iter().zip(roots) {
+    for ((i, p), vend_root) in paths.iter().zip(roots) {
         if p.starts_with("find: ") {
             other.push(p.to_string());
             continue;
         }
-        if fold_vendored && let Some(root) = vend_root {
-            vend.push(root);
+        if fold_vendored && let Some((root, pkg)) = vend_root {
+            folded.push((root, pkg, *i));
             continue;
         }
         let (dir, name) = match p.rsplit_once('/') {
             Some((d, n)) => (format!("{d}/"), n.to_string()),
             None => (String::new(), p.to_string()),
         };
-        push_grouped(&mut dirs, &mut index, dir, name);
+        push_grouped(&mut dirs, &mut index, dir, (name, *i));
     }
     for (_, names) in &mut dirs {
         names.sort();
     }
-    // names per directory: as many as fit both the name count and the size budget
-    let budget = size_budget(text.len());
-    let fits = |cap: usize| {
-        let names: usize = dirs.iter().map(|d| d.1.len().min(cap)).sum();
-        let chars: usize = dirs
-            .iter()
-            .map(|d| d.0.len() + 12 + d.1.iter().take(cap).map(|n| n.len() + 1).sum::<usize>())
-            .sum();
-        names <= MAX_NAMES && chars <= budget
-    };
-    let mut cap = usize::MAX;
-    if !fits(cap) {
-        cap = 1;
-        while fits(cap + 1) {
-            cap += 1;
-        }
-    }
+    let budget = src.budget.unwrap_or(usize::MAX);
     let mut out = vec![format!("{} paths in {} directories", paths.len(), dirs.len())];
+    let mut used = out[0].len();
+    let mut counted = Vec::new();
     for (dir, names) in &dirs {
         let label = if dir.is_empty() { "." } else { dir.as_str() };
-        let more =
-            if names.len() > cap { format!(" … +{} more", names.len() - cap) } else { String::new() };
-        let shown: Vec<&str> = names.iter().take(cap).map(String::as_str).collect();
-        out.push(format!("{label} {}{more}", shown.join(" ")));
+        let shown: Vec<&str> = names.iter().map(|(n, _)| n.as_str()).collect();
+        let line = format!("{label} {}", shown.join(" "));
+        if used + line.len() + 1 > budget && dirs.len() > 1 {
+            let targets: Vec<usize> = names.iter().map(|(_, i)| *i).collect();
+            let command = command_for(src, &format!("^{}[^/]*$", regex::escape(dir)), &targets);
+            counted.push(format!("{label}: {} paths{command}", names.len()));
+            continue;
+        }
+        used += line.len() + 1;
+        out.push(line);
     }
-    out.extend(vendored_lines(&vend, &HashMap::new(), "paths"));
+    if !counted.is_empty() {
+        out.push(format!("{} more directories past the budget:", counted.len()));
+        out.extend(counted);
+    }
+    out.extend(vendored_lines(&folded, "paths", src));
     out.extend(other);
     Some(out.join("\n") + "\n")
 }
@@ -320,19 +330,23 @@ impl Filter for Ls {
         "ls"
     }
 
+    fn lossless(&self) -> bool {
+        true
+    }
+
     fn claims(&self, inv: &Invocation) -> bool {
         inv.tool == "ls" && (inv.has_short('l') || inv.has_short('R') || inv.has_flag("--recursive"))
     }
 
-    fn summarize(&self, _inv: &Invocation, text: &str, _src: &Source) -> Option<String> {
-        ls(text)
+    fn summarize(&self, inv: &Invocation, text: &str, _src: &Source) -> Option<String> {
+        ls(text, names_vendored(inv))
     }
 }
 
 /// `ls -l`/`-R`: per directory its header, `total`, then `name size` for
 /// files and `name/` for directories; mode and owner shown only when they
 /// differ from the listing's usual ones; dependency/cache folders counted.
-fn ls(text: &str) -> Option<String> {
+fn ls(text: &str, named_vendored: bool) -> Option<String> {
     let lines: Vec<&str> = text.lines().collect();
     let entries: Vec<Option<regex::Captures>> = lines.iter().map(|l| LS_ENTRY.captures(l)).collect();
     let n_entries = entries.iter().filter(|e| e.is_some()).count();
@@ -379,7 +393,7 @@ fn ls(text: &str) -> Option<String> {
                 out.push(format!("{dir} {n} entries (cache/dependency folder, not listed)"));
             }
             let dir = line.trim_end_matches(':');
-            if dir.split('/').any(|p| VENDORED.contains(&p)) {
+            if !named_vendored && dir.split('/').any(|p| VENDORED.contains(&p)) {
                 skipping = Some((0, line.to_string()));
             } else {
                 out.push(line.to_string());
@@ -433,9 +447,16 @@ fn ls(text: &str) -> Option<String> {
 mod tests {
     use super::*;
 
+    use crate::text::command::inv;
+    use crate::text::guard::Owned;
+
+    fn grep_of(cmd: &str, text: &str) -> String {
+        let owned = Owned::new(text);
+        grep(text, &inv(cmd), &owned.src()).unwrap()
+    }
+
     #[test]
-    fn grep_keeps_literal_locations_and_folds_dependencies() {
-        // large enough (> LARGE chars) for the per-file cap to apply
+    fn grep_keeps_every_hit_and_folds_dependencies_not_named() {
         let mut text = String::new();
         for i in 0..120 {
             text.push_str(&format!("./node_modules/pkg{}/index.js:{i}:  throw new Error()\n", i % 3));
@@ -443,35 +464,60 @@ mod tests {
         for i in 0..15 {
             text.push_str(&format!("./src/app.js:{}:    throw new Error('x')\n", i * 10 + 1));
         }
-        let out = grep(&text).unwrap();
-        assert!(out.contains("./src/app.js:1: throw new Error('x')"), "{out}");
-        assert!(out.contains("./src/app.js:91: throw"));
-        assert!(out.contains("./src/app.js: +5 more at lines 101,111,121,131,141"));
+        let out = grep_of("grep -rn Error .", &text);
         assert!(
-            out.contains("./node_modules/ (dependencies, not listed): 120 matches in 3 files: pkg0 40"),
+            out.starts_with("135 matches in 4 files\n./src/app.js:1:    throw new Error('x')\n"),
             "{out}"
         );
+        assert!(out.contains("\n./src/app.js:141:    throw new Error('x')\n"), "{out}");
+        assert!(
+            out.contains("./node_modules/ (dependencies, not listed): 120 matches: pkg0 40, pkg1 40, pkg2 40 (120 lines: tokensieve show abc123 --grep '^\\./node_modules/')"),
+            "{out}"
+        );
+        assert_eq!(crate::text::guard::check(&out, &Owned::new(&text).src()), Ok(()));
+        // searched inside node_modules: listed
+        let named = grep_of("grep -rn Error node_modules src", &text);
+        assert!(named.contains("\n./node_modules/pkg1/index.js:1:  throw new Error()\n"), "{named}");
     }
 
     #[test]
-    fn grep_without_line_numbers() {
-        let text: String = (0..14).map(|i| format!("src/m{}.rs:    let x{i} = 1;\n", i % 2)).collect();
-        let out = grep(&text).unwrap();
-        assert!(out.starts_with("14 matches in 2 files\nsrc/m0.rs: let x0 = 1;\n"), "{out}");
-        assert!(out.contains("src/m0.rs: let x10 = 1;"), "{out}");
+    fn grep_past_the_budget_counts_files_with_the_command() {
+        let text: String = (0..40).map(|i| format!("src/m{}.rs:{i}:    let x{i} = 1;\n", i % 4)).collect();
+        let owned = Owned::new(&text);
+        let src = Source { budget: Some(400), ..owned.src() };
+        let out = grep(&text, &inv("rg -n let"), &src).unwrap();
+        assert!(out.contains("src/m0.rs:0:    let x0 = 1;\nsrc/m0.rs:4:    let x4 = 1;\n"), "{out}");
+        assert!(
+            out.contains("src/m3.rs: 10 matches (10 lines: tokensieve show abc123 --grep '^src/m3\\.rs:')"),
+            "{out}"
+        );
+        assert!(out.len() < 700, "{out}");
     }
 
     #[test]
-    fn find_groups_by_directory() {
+    fn rg_heading_passes_as_it_is() {
+        let heading = "a.py\n3:    x = 1\n9:    y = 2\n\nb.py\n4:z = 3\n";
+        assert_eq!(grep_of("rg --heading -n x", heading), heading);
+    }
+
+    #[test]
+    fn find_lists_every_name_by_directory() {
         let paths: String = (0..30).map(|i| format!("./src/mod{}/f{i}.rs\n", i % 2)).collect();
-        let out = find(&paths).unwrap();
+        let out = find(&paths, &inv("find . -name *.rs"), &Owned::new(&paths).src()).unwrap();
         assert!(out.starts_with("30 paths in 2 directories\n./src/mod0/ f0.rs f10.rs"), "{out}");
+        assert!(out.contains(" f8.rs\n./src/mod1/ f1.rs"), "{out}");
+        let deps: String =
+            (0..60).map(|i| format!("node_modules/p{}/lib/f{i}.d.ts\n", i % 3)).collect::<String>() + &paths;
+        let named = find(&deps, &inv("find node_modules -name *.d.ts"), &Owned::new(&deps).src()).unwrap();
+        assert!(named.contains("node_modules/p0/lib/ f0.d.ts f12.d.ts"), "{named}");
+        let folded = find(&deps, &inv("find . -name *.ts"), &Owned::new(&deps).src()).unwrap();
+        assert!(folded.contains("node_modules/ (dependencies, not listed): 60 paths: p0 20, p1 20, p2 20 (60 lines: tokensieve show abc123 --grep '^node_modules/')"), "{folded}");
     }
 
     #[test]
     fn ls_long_compacts_rows() {
         let text = "d:\ntotal 24\ndrwxr-xr-x 2 root root 4096 May  9  2026 .\ndrwxr-xr-x 9 root root 4096 May  9  2026 ..\n-rw-r--r-- 1 root root  120 May  9  2026 a.py\n-rwxr-xr-x 1 root root 7000 May  9  2026 run.sh\ndrwxr-xr-x 2 root root 4096 May  9  2026 sub\n-rw-r--r-- 1 dev  dev    10 May  9 12:00 b.py\n-rw-r--r-- 1 root root    5 May  9  2026 c.py\n";
-        let out = ls(text).unwrap();
+        let out = ls(text, false).unwrap();
         assert_eq!(
             out,
             "(files -rw-r--r--, dirs drwxr-xr-x, owner root:root unless shown; dates omitted)\nd:\ntotal 24\na.py 120  run.sh 7000 -rwxr-xr-x  sub/  b.py 10 dev:dev  c.py 5\n"
@@ -480,7 +526,8 @@ mod tests {
 
     #[test]
     fn not_a_listing_declines() {
-        assert!(grep("just some words\nand more\n").is_none());
-        assert!(ls("a.py\nb.py\n").is_none());
+        let words = "just some words\nand more\n";
+        assert!(grep(words, &inv("grep x"), &Owned::new(words).src()).is_none());
+        assert!(ls("a.py\nb.py\n", false).is_none());
     }
 }

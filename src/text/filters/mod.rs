@@ -6,6 +6,7 @@
 mod cargo;
 mod cc;
 mod docker;
+mod exunit;
 mod git;
 mod gotool;
 mod install;
@@ -31,6 +32,11 @@ pub trait Filter: Sync {
     /// command showing what they count (`guard::count_line`). The caller
     /// adds `exit N`.
     fn summarize(&self, inv: &Invocation, text: &str, src: &Source) -> Option<String>;
+    /// Whether the summary is the answer itself (a listing, search hits):
+    /// never condensed or capped, only the budget may cut it.
+    fn lossless(&self) -> bool {
+        false
+    }
 }
 
 /// Every tool-aware filter, most specific first.
@@ -39,6 +45,7 @@ pub(crate) static FILTERS: &[&dyn Filter] = &[
     &python::Pytest,
     &gotool::Go,
     &jstest::JsTest,
+    &exunit::ExUnit,
     &lint::Tsc,
     &lint::Eslint,
     &lint::PyLint,

@@ -1,0 +1,181 @@
+//! Property tests of the whole text path: random noise with signal lines of
+//! every detector kind injected, rendered as the output of every filter's
+//! commands and of unclaimed ones (generic path, documents and logs, below
+//! and above the threshold). Each injected signal line must be in the
+//! rendering, or counted by a line whose command prints it — checked here
+//! by re-running the command's grep over the raw lines, independently of
+//! the guard.
+
+use proptest::prelude::*;
+use regex::Regex;
+
+use crate::pipeline::{Hint, Settings};
+use crate::text::render;
+
+/// Commands that reach each filter, and some no filter claims.
+const COMMANDS: &[&str] = &[
+    "cargo build",
+    "cargo test",
+    "pytest -q",
+    "go test ./...",
+    "npx jest",
+    "node --test",
+    "npx tsc -p .",
+    "npx eslint src",
+    "ruff check .",
+    "mypy app.py",
+    "git status",
+    "git diff",
+    "git log",
+    "git push",
+    "npm install",
+    "pip install requests",
+    "npm ls",
+    "apt-get install -y x",
+    "terraform plan",
+    "make -j2",
+    "g++ -c a.cpp",
+    "docker build .",
+    "docker ps",
+    "kubectl get pods",
+    "grep -rn x .",
+    "find . -name x",
+    "ls -la",
+    "./service.sh",
+    "python3 worker.py",
+    "cat notes.md",
+];
+
+fn word() -> impl Strategy<Value = String> {
+    prop::sample::select(vec![
+        "alpha", "queue", "ledger", "parse", "order", "cart", "bucket", "token", "river", "stone", "index",
+    ])
+    .prop_map(str::to_string)
+}
+
+fn words() -> impl Strategy<Value = String> {
+    prop::collection::vec(word(), 1..5).prop_map(|w| w.join(" "))
+}
+
+/// One self-contained signal line of some detector kind.
+fn signal_line() -> impl Strategy<Value = String> {
+    (0usize..24, word(), words(), 1u32..900, 1u32..90).prop_map(|(kind, w, ws, n, m)| match kind {
+        0 => format!("src/{w}.c:{n}:{m}: error: {ws}"),
+        1 => format!("src/{w}.cpp:{n}:{m}: warning: {ws} [-Wunused-{w}]"),
+        2 => format!("error[E0{n:03}]: {ws}"),
+        3 => format!("src/{w}.ts({n},{m}): error TS{n}{m}: {ws}"),
+        4 => format!("{w}.py:{n}:{m}: E{n:03} {ws}"),
+        5 => format!("--- FAIL: Test{w}{n} (0.0{m}s)"),
+        6 => format!("FAILED tests/test_{w}.py::test_{w}_{n} - {ws}"),
+        7 => format!("not ok {n} - {ws}"),
+        8 => format!("test {w}::case_{n} ... FAILED"),
+        9 => format!("2026-01-0{} 12:{:02}:{:02} ERROR {ws}", m % 9 + 1, m % 60, n % 60),
+        10 => format!("{{\"level\":\"error\",\"msg\":\"{ws} {n}\"}}"),
+        11 => format!("[CRITICAL] {ws} {n}"),
+        12 => format!("127.0.0.1 - - [21/Nov/2026 23:57:{:02}] \"GET /{w}/{n} HTTP/1.1\" 50{} -", m % 60, m % 4),
+        13 => format!("[{n}.{m:06}] Out of memory: Killed process {n}{m} ({w})"),
+        14 => format!("{n} passed, {m} failed in 0.{n}s"),
+        15 => format!("Found {n} errors in {m} files"),
+        16 => format!("test result: FAILED. {n} passed; {m} failed; 0 ignored; 0 measured; 0 filtered out"),
+        17 => format!("panic: {ws} {n}"),
+        18 => format!("thread 'main' panicked at src/{w}.rs:{n}:{m}:"),
+        19 => format!("Caused by: java.io.IOException: {ws} {n}"),
+        20 => format!("make: *** [Makefile:{n}: {w}.o] Error {}", m % 3 + 1),
+        21 => format!("FATAL {ws} {n}"),
+        22 => format!("src/{w}.sh:{n}:{m}: note: {ws} [SC{n}{m}]"),
+        _ => format!("Traceback (most recent call last):\n  File \"/app/{w}.py\", line {n}, in run\n    {w}()\nValueError: {ws} {m}"),
+    })
+}
+
+/// A noise line: progress, passes, log chatter, code, prose, blanks.
+fn noise_line() -> impl Strategy<Value = String> {
+    (0usize..14, word(), words(), 1u32..5000).prop_map(|(kind, w, ws, n)| match kind {
+        0 => format!("   Compiling {w} v0.{}.{}", n % 9, n % 7),
+        1 => format!("test {w}::case_{n} ... ok"),
+        2 => format!("2026-01-01 12:{:02}:{:02} INFO {ws} {n}", n % 60, n % 59),
+        3 => format!("127.0.0.1 - - [21/Nov/2026 23:57:03] \"GET /static/{w}{n}.txt HTTP/1.1\" 200 -"),
+        4 => format!("    let {w} = {n};"),
+        5 => format!("The {ws} keeps the {w} in order."),
+        6 => String::new(),
+        7 => format!("Downloading {w}-{}.{}.tar.gz", n % 9, n % 5),
+        8 => format!("  ✓ {ws} ({} ms)", n % 90),
+        9 => format!("{} |     {w}({n});", n % 300),
+        10 => format!("tests/test_{w}.py::test_{n} PASSED [ {}%]", n % 100),
+        11 => format!("./src/{w}/{n}.rs"),
+        12 => format!("-rw-r--r-- 1 dev dev {n} Nov 21 10:00 {w}.txt"),
+        _ => format!("worker {} processed batch {n}", n % 8),
+    })
+}
+
+/// Noise with signal lines put in at random places; the signal lines too.
+fn output() -> impl Strategy<Value = (String, Vec<String>)> {
+    (
+        prop::collection::vec(noise_line(), 0..400),
+        prop::collection::vec((signal_line(), any::<prop::sample::Index>()), 1..12),
+    )
+        .prop_map(|(mut noise, signals)| {
+            let mut injected = Vec::new();
+            for (line, at) in signals {
+                let k = at.index(noise.len() + 1);
+                injected.push(line.clone());
+                noise.insert(k, line);
+            }
+            (noise.join("\n") + "\n", injected)
+        })
+}
+
+/// The lines of ours that count raw lines, as (count, pattern).
+fn count_lines(out: &str) -> Vec<(usize, String)> {
+    let re = Regex::new(r"\((\d+) lines?: tokensieve show abc123 --grep '((?:[^']|'\\'')*)'\)").unwrap();
+    re.captures_iter(out).map(|c| (c[1].parse().unwrap(), c[2].replace("'\\''", "'"))).collect()
+}
+
+/// Whether `line` (a raw line) is shown or counted by a command that prints it.
+fn accounted(line: &str, raw: &str, out: &str, counts: &[(usize, String)]) -> bool {
+    if out.contains(line.trim()) {
+        return true;
+    }
+    counts.iter().any(|(n, pattern)| {
+        let Ok(re) = Regex::new(pattern) else { return false };
+        let printed: Vec<&str> = raw.lines().filter(|l| re.is_match(l)).collect();
+        printed.len() == *n && printed.contains(&line)
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    #[test]
+    fn the_ledger_marks_every_injected_line((raw, injected) in output()) {
+        let ledger = crate::text::ledger::scan(raw.split('\n'));
+        let lines: Vec<&str> = raw.split('\n').collect();
+        for signal in &injected {
+            for line in signal.lines().filter(|l| !l.starts_with("    ")) {
+                let marked = lines.iter().enumerate().any(|(i, l)| *l == line && ledger.kind(i).is_some());
+                prop_assert!(marked, "not marked: {:?}", line);
+            }
+        }
+    }
+
+    #[test]
+    fn every_signal_line_is_shown_or_counted((raw, injected) in output(), threshold in prop::sample::select(vec![4000usize, 800])) {
+        let settings = Settings { text_threshold: threshold, raw_id: Some("abc123".into()), ..Settings::default() };
+        for cmd in COMMANDS {
+            let hint = Hint { command: cmd.split_whitespace().map(str::to_string).collect(), exit_code: 1 };
+            let Some(rendered) = render(&raw, Some(&hint), &settings) else { continue };
+            let counts = count_lines(&rendered.text);
+            for signal in &injected {
+                for line in signal.lines() {
+                    // a traceback's header, user frame and exception line are its
+                    // signal lines; the frame's source line is context
+                    if line.starts_with("    ") {
+                        continue;
+                    }
+                    prop_assert!(
+                        accounted(line, &raw, &rendered.text, &counts),
+                        "`{}` lost {:?}:\n{}", cmd, line, rendered.text
+                    );
+                }
+            }
+        }
+    }
+}
