@@ -415,3 +415,28 @@ fn a_view_of_a_kept_output_tiles_the_whole_outputs_lines() {
     }
     assert_eq!(next, whole.len() + 1, "{text}");
 }
+
+#[test]
+fn json_lines_past_the_cap_are_summarised_as_lines_of_the_whole() {
+    let sb = Sandbox::new();
+    // JSON lines (a structured log): past the cap only some records are
+    // held, so no record count or table may pretend to be the whole.
+    sb.shimmed(
+        "jsonlog",
+        "#!/usr/bin/env python3\nimport json, sys\nfor i in range(40000):\n    \
+         lvl = 'error' if i == 20000 else 'info'\n    \
+         sys.stdout.write(json.dumps({'ts': 1700000000 + i, 'level': lvl, 'msg': f'request {i} served', 'ms': i % 97}) + '\\n')\n",
+    );
+    let out =
+        output_within(sb.agent(sb.shims.join("jsonlog")).env("TOKENSIEVE_CAPTURE_MAX_BYTES", "512K"), MINUTE);
+    assert!(out.status.success());
+    let text = stdout_text(&out);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(text.contains("\"level\": \"error\", \"msg\": \"request 20000 served\""), "{text}");
+    let id = receipt_raw_id(&out.stderr).expect("a raw id");
+    assert!(
+        text.contains(&format!("left out (its one signal line is above): tokensieve show {id} --lines ")),
+        "{text}"
+    );
+    assert!(stderr.contains("text:"), "rendered as lines, not as a JSON document: {stderr}");
+}
