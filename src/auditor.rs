@@ -119,22 +119,22 @@ impl Tally {
     }
 
     pub fn push(&mut self, bytes: &[u8]) {
+        if self.pending.is_empty() && bytes.len() >= self.batch {
+            // A large piece is counted where it lies (a capture hands over
+            // its whole buffer once): only what follows its last split
+            // point is copied.
+            let at = self.split_point(bytes).unwrap_or(0);
+            self.total += count_bytes(self.enc, &bytes[..at]);
+            self.pending.extend_from_slice(&bytes[at..]);
+            return;
+        }
         self.pending.extend_from_slice(bytes);
         if self.pending.len() < self.batch {
             return;
         }
-        let p = &self.pending;
-        let from = self.searched.saturating_sub(64).max(1);
-        let at = match (from..p.len()).rev().find(|&i| p[i - 1] == b'\n' && splits_cleanly(&p[i..])) {
-            Some(i) => i,
-            None if p.len() >= 4 * self.batch => {
-                // No safe point in a huge line: a character boundary will do.
-                (1..p.len()).rev().find(|&i| p[i] & 0xC0 != 0x80).unwrap_or(p.len())
-            }
-            None => {
-                self.searched = p.len();
-                return;
-            }
+        let Some(at) = self.split_point(&self.pending) else {
+            self.searched = self.pending.len();
+            return;
         };
         self.total += count_bytes(self.enc, &self.pending[..at]);
         self.pending.drain(..at);
@@ -143,6 +143,18 @@ impl Tally {
 
     pub fn finish(self) -> usize {
         self.total + count_bytes(self.enc, &self.pending)
+    }
+
+    /// Where `p` may be cut: its last clean point (the search resumes near
+    /// where the last one gave up), else, in a line of `4 × batch` bytes or
+    /// more, its last character boundary.
+    fn split_point(&self, p: &[u8]) -> Option<usize> {
+        let from = self.searched.saturating_sub(64).max(1);
+        let clean = (from..p.len()).rev().find(|&i| p[i - 1] == b'\n' && splits_cleanly(&p[i..]));
+        clean.or_else(|| {
+            (p.len() >= 4 * self.batch)
+                .then(|| (1..p.len()).rev().find(|&i| p[i] & 0xC0 != 0x80).unwrap_or(p.len()))
+        })
     }
 }
 
@@ -357,17 +369,17 @@ mod tests {
         let texts = tally_texts();
         for enc in [Encoding::Cl100k, Encoding::O200k] {
             for text in &texts {
-                // Lines up to 4 × 2 KB: split at clean points only.
-                let mut tally = Tally::with_batch(enc, 2048);
-                for piece in text.chunks(37) {
-                    tally.push(piece);
+                // Lines up to 4 × 2 KB: split at clean points only. Small
+                // pieces, and a large first piece counted where it lies.
+                let whole = count_bytes(enc, text);
+                let (head, rest) = text.split_at(text.len() / 2);
+                for pieces in [text.chunks(37).collect::<Vec<_>>(), vec![head, rest]] {
+                    let mut tally = Tally::with_batch(enc, 2048);
+                    for piece in pieces {
+                        tally.push(piece);
+                    }
+                    assert_eq!(tally.finish(), whole, "{enc:?} {}", String::from_utf8_lossy(&text[..60]));
                 }
-                assert_eq!(
-                    tally.finish(),
-                    count_bytes(enc, text),
-                    "{enc:?} {}",
-                    String::from_utf8_lossy(&text[..60])
-                );
             }
         }
     }

@@ -240,6 +240,7 @@ pub fn gap_note(gap: &Gap, object: &Object) -> String {
     let lines = gap.last - gap.first + 1;
     let signals = match (gap.signals_kept, gap.signals_dropped) {
         (0, 0) => "none of them signal lines".to_string(),
+        (1, 0) => "its one signal line is above".to_string(),
         (kept, 0) => format!("its {kept} signal lines are above"),
         (kept, dropped) => {
             format!("{kept} of its signal lines are above, {dropped} more did not fit in memory")

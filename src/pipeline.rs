@@ -97,7 +97,11 @@ pub fn render(raw: &[u8], hint: Option<&Hint>, settings: &Settings) -> Option<Re
     if raw.is_empty() || is_binary(raw) {
         return None;
     }
-    if let Some(value) = crate::json::parse(raw) {
+    // An excerpt (JSON lines past the capture cap) is some lines of a larger
+    // output: rendered as text, whose numbers speak of the whole.
+    if settings.excerpt.is_none()
+        && let Some(value) = crate::json::parse(raw)
+    {
         return Some(crate::json::render(value, raw, settings));
     }
     let text = std::str::from_utf8(raw).ok()?;

@@ -56,8 +56,9 @@ the real tool and compresses its stdout when an agent reads it.
 shim environment:
   TOKENSIEVE=on|off             compress as if an agent ran us / never compress
   TOKENSIEVE_HOME               shims, raw outputs, history (default ~/.tokensieve)
-  TOKENSIEVE_CAPTURE_MAX_BYTES  stream instead of buffering past this (64M; K/M/G suffixes)
-  TOKENSIEVE_TEXT_WAIT_SECS     stream claimed text held longer than this (120)
+  TOKENSIEVE_CAPTURE_MAX_BYTES  hold at most this much output whole (64M, text 8M at most;
+                                past it: head, tail and signal lines, all of it stored)
+  TOKENSIEVE_TEXT_WAIT_SECS     stream text still coming after this long (default: never)
   TOKENSIEVE_STORE_MAX_BYTES    raw output store cap, oldest evicted first (256M; 0: off,
                                 and then outputs are never compressed)
   TOKENSIEVE_BUDGET=N|off       chars of stdout before a view replaces the output (25000;

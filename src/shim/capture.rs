@@ -28,8 +28,10 @@ pub const DEFAULT_CAPTURE_MAX: usize = 64 << 20;
 /// Text up to this size (or the capture cap, if lower) is rendered whole;
 /// JSON up to the cap, since it is parsed as one document.
 pub const TEXT_WHOLE_MAX: usize = 8 << 20;
-/// After a stop signal, how long the tool may go on printing.
-pub const STOP_GRACE: Duration = Duration::from_secs(1);
+/// After a stop signal, how long the tool may go on printing: enough for
+/// its own handler (a shell trap, pytest's summary on Ctrl-C) on a loaded
+/// machine, short enough that whoever stopped us gets the output soon.
+pub const STOP_GRACE: Duration = Duration::from_secs(2);
 /// How often a stopped capture looks whether the tool has exited.
 const TICK: Duration = Duration::from_millis(25);
 /// After this much undecided output (whitespace, escapes), call it text.

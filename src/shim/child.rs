@@ -11,6 +11,7 @@ use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicI32, Ordering};
+use std::time::{Duration, Instant};
 
 use super::capture::{self, Captured, Limits, Source, Stop};
 use super::policy::DEPTH_ENV;
@@ -64,6 +65,22 @@ pub struct Outcome {
     pub stop: Option<Stop>,
 }
 
+/// The child's status once it has exited, waiting at most until `deadline`.
+/// Its stdout reaches end of file a moment before it can be reaped (a
+/// process closes its files, then becomes a zombie): one `try_wait` at end
+/// of file would take a tool that is exiting for one that is not.
+fn wait_until(child: &mut Child, deadline: Instant) -> io::Result<Option<ExitStatus>> {
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok(Some(status));
+        }
+        if Instant::now() >= deadline {
+            return Ok(None);
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
 /// Runs the tool with stdout piped and gathers what it prints (`capture`).
 /// Stopped by a signal, the exit code is the tool's if it has exited by the
 /// end of the grace, else 128+N for the signal we got.
@@ -94,7 +111,7 @@ pub fn run(launch: &Launch, limits: &Limits, store: &Store, enc: Encoding) -> io
     let status = match stop {
         // A tool that outlives the grace is left to SIGPIPE and the
         // parent-death signal.
-        Some(_) => child.try_wait(),
+        Some(stop) => wait_until(&mut child, stop.at + capture::STOP_GRACE),
         None => child.wait().map(Some),
     };
     // The pid may be reused from here on, and a signal while we compress is

@@ -23,7 +23,7 @@ pub struct KeepLimits {
 
 impl Default for KeepLimits {
     fn default() -> KeepLimits {
-        KeepLimits { head: 256 << 10, tail: 1 << 20, signals: 1 << 20, line: 64 << 10 }
+        KeepLimits { head: 256 << 10, tail: 1 << 20, signals: 256 << 10, line: 64 << 10 }
     }
 }
 

@@ -50,8 +50,8 @@ pub fn is_signal_line(line: &str) -> bool {
     ledger::detect_line(line).is_some() || generic::is_signal(line)
 }
 
-/// Whether a tool-aware filter wants this command's stdout buffered (the
-/// shim streams everything else straight through).
+/// Whether a tool-aware filter claims this command (the shim gathers every
+/// command's output either way).
 pub fn claims(command: &[String]) -> bool {
     filter_for(command).is_some()
 }

@@ -39,10 +39,15 @@ pub fn text(text: &str, summary: Option<Shape>, hint: Option<&Hint>, settings: &
     let signal: Vec<usize> = ledger.entries.iter().map(|e| e.line).collect();
 
     let show = |args: &str| super::show(settings, args);
+    // An excerpt of a larger output (see `pipeline::Excerpt`): numbers and
+    // sizes are the whole output's.
+    let excerpt = settings.excerpt.as_ref().filter(|_| from_raw);
+    let num = |i: usize| excerpt.map_or(i + 1, |e| e.line_number(i));
+    let total = excerpt.map_or(n, |e| e.lines);
+    let chars = excerpt.map_or_else(|| budget::chars(raw), |e| e.chars as usize);
     let what = if from_raw { "" } else { " of the summary" };
     let header = format!(
-        "# view: {n} lines{what}, {} chars, over the {budget}-char budget; {} signal lines; {}",
-        budget::chars(raw),
+        "# view: {total} lines{what}, {chars} chars, over the {budget}-char budget; {} signal lines; {}",
         signal.len(),
         show("").map_or_else(|| "the raw output was not stored".to_string(), |c| format!("all of it: {c}"))
     );
@@ -89,9 +94,10 @@ pub fn text(text: &str, summary: Option<Shape>, hint: Option<&Hint>, settings: &
         if kept[i] {
             continue;
         }
-        let cost = budget::chars(&shown_line(lines[i], from_raw.then_some(i), settings)) + 1;
-        let left_hidden = i > 0 && !kept[i - 1];
-        let right_hidden = i + 1 < n && !kept[i + 1];
+        let cost = budget::chars(&shown_line(lines[i], from_raw.then(|| num(i)), settings)) + 1;
+        // (an excerpt's neighbours may be lines it never held: hidden too)
+        let left_hidden = if i == 0 { num(0) > 1 } else { !kept[i - 1] || num(i - 1) + 1 < num(i) };
+        let right_hidden = if i + 1 == n { num(i) < total } else { !kept[i + 1] || num(i) + 1 < num(i + 1) };
         // Keeping `i` splits its gap, ends it, or moves its edge.
         let gap_change: isize = match (left_hidden, right_hidden) {
             (true, true) => 1,
@@ -108,22 +114,26 @@ pub fn text(text: &str, summary: Option<Shape>, hint: Option<&Hint>, settings: &
     }
 
     let mut out = vec![header];
-    let mut i = 0;
-    while i < n {
-        if kept[i] {
-            out.push(shown_line(lines[i], from_raw.then_some(i), settings));
-            i += 1;
+    let gap = |from: usize, to: usize, sig: usize| {
+        let what = if sig > 0 { format!(", {sig} signal") } else { String::new() };
+        let cmd = show(&format!("--lines {from}:{to}")).map_or_else(String::new, |c| format!(": {c}"));
+        format!("… lines {from}-{to} not shown ({} lines{what}){cmd}", to - from + 1)
+    };
+    // `next`: the number of the first line not yet shown or stated as a gap
+    let (mut next, mut sig) = (1, 0);
+    for i in 0..n {
+        if !kept[i] {
+            sig += usize::from(ledger.kind(i).is_some());
             continue;
         }
-        let start = i;
-        while i < n && !kept[i] {
-            i += 1;
+        if num(i) > next {
+            out.push(gap(next, num(i) - 1, sig));
         }
-        let sig = (start..i).filter(|&j| ledger.kind(j).is_some()).count();
-        let what = if sig > 0 { format!(", {sig} signal") } else { String::new() };
-        let cmd =
-            show(&format!("--lines {}:{}", start + 1, i)).map_or_else(String::new, |c| format!(": {c}"));
-        out.push(format!("… lines {}-{} not shown ({} lines{what}){cmd}", start + 1, i, i - start));
+        out.push(shown_line(lines[i], from_raw.then(|| num(i)), settings));
+        (next, sig) = (num(i) + 1, 0);
+    }
+    if next <= total {
+        out.push(gap(next, total, sig));
     }
     out.extend(footer);
     let shown = kept.iter().filter(|k| **k).count();
@@ -131,7 +141,7 @@ pub fn text(text: &str, summary: Option<Shape>, hint: Option<&Hint>, settings: &
     text.push('\n');
     Rendered {
         text,
-        shape: Shape::View { of: Box::new(Shape::Text("view".into())), shown, total: n, unit: "lines" },
+        shape: Shape::View { of: Box::new(Shape::Text("view".into())), shown, total, unit: "lines" },
     }
 }
 
@@ -140,7 +150,7 @@ fn leading(line: &str) -> usize {
 }
 
 /// A line as the view shows it: whole, or its start and (for a line of the
-/// raw output, number `raw_line` from 0) the command that prints all of it.
+/// raw output, number `raw_line` from 1) the command that prints all of it.
 fn shown_line(line: &str, raw_line: Option<usize>, settings: &Settings) -> String {
     if budget::chars(line) <= MAX_LINE {
         return line.to_owned();
@@ -148,7 +158,7 @@ fn shown_line(line: &str, raw_line: Option<usize>, settings: &Settings) -> Strin
     let cut: String = line.chars().take(MAX_LINE).collect();
     let rest = budget::chars(line) - MAX_LINE;
     let cmd = raw_line
-        .and_then(|i| super::show(settings, &format!("--lines {}", i + 1)))
+        .and_then(|i| super::show(settings, &format!("--lines {i}")))
         .map_or_else(String::new, |c| format!("; {c}"));
     format!("{cut}… (+{rest} chars{cmd})")
 }

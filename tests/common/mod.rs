@@ -271,3 +271,21 @@ fn receipt_line(stderr: &str) -> Option<&str> {
         Some(&l[at..])
     })
 }
+
+/// `program` run as an agent would run it, under a python parent that
+/// waits for it and prints `maxrss_kb=N` (the peak RSS of its children) on
+/// stderr; see `peak_rss_kb`.
+pub fn with_peak_rss(sb: &Sandbox, program: &Path) -> Command {
+    let rss = "import resource, subprocess, sys\np = subprocess.run(sys.argv[1:])\n\
+               sys.stderr.write('maxrss_kb=%d\\n' % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n\
+               sys.exit(p.returncode)\n";
+    let mut cmd = sb.agent("python3");
+    cmd.arg("-c").arg(rss).arg(program);
+    cmd
+}
+
+/// The peak RSS (kB) a `with_peak_rss` run printed.
+pub fn peak_rss_kb(stderr: &[u8]) -> u64 {
+    let text = String::from_utf8_lossy(stderr);
+    text.lines().find_map(|l| l.strip_prefix("maxrss_kb=")).expect("a maxrss_kb line").parse().unwrap()
+}
