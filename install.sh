@@ -21,7 +21,7 @@ if [ -n "${TOKENSIEVE_BINARY:-}" ]; then
 else
     echo "building tokensieve (release)..."
     (cd "$here" && cargo build --release --locked --quiet)
-    src="$here/target/release/tokensieve"
+    src="$here/target/${CARGO_BUILD_TARGET:-x86_64-unknown-linux-gnu}/release/tokensieve"
 fi
 [ -x "$src" ] || { echo "install.sh: no binary at $src" >&2; exit 1; }
 

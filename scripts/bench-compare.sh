@@ -3,7 +3,7 @@
 # regression"): hyperfine interleaves them on the same inputs, each with its
 # own store and history, so the ratio holds on a busy machine.
 #
-#   scripts/bench-compare.sh OLD_BINARY [NEW_BINARY]   # NEW defaults to target/release
+#   scripts/bench-compare.sh OLD_BINARY [NEW_BINARY]   # NEW defaults to the release build
 #
 # Inputs: ~200 KB of AWS JSON (a new output, then the same output again: the
 # store's compare-and-reuse path), the 5.8 MB instance types, ~600 KB of text
@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 old=${1:?usage: scripts/bench-compare.sh OLD_BINARY [NEW_BINARY]}
-new=${2:-target/release/tokensieve}
+new=${2:-target/${CARGO_BUILD_TARGET:-x86_64-unknown-linux-gnu}/release/tokensieve}
 out=target/bench/compare
 mkdir -p "$out/old" "$out/new"
 # Both must be called `tokensieve` (argv[0] picks the CLI).

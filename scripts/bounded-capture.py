@@ -19,7 +19,7 @@ import hashlib, os, resource, subprocess, sys, tempfile, textwrap, time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-binary = Path(sys.argv[1] if len(sys.argv) > 1 else ROOT / "target/release/tokensieve").resolve()
+binary = Path(sys.argv[1] if len(sys.argv) > 1 else ROOT / "target" / os.environ.get("CARGO_BUILD_TARGET", "x86_64-unknown-linux-gnu") / "release/tokensieve").resolve()
 mb = int(sys.argv[2]) if len(sys.argv) > 2 else 110
 if not binary.exists():
     sys.exit(f"no binary at {binary} (cargo build --release)")

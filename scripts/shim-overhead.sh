@@ -6,7 +6,7 @@
 # usage: scripts/shim-overhead.sh [BINARY] [RUNS]   (default: release build, 300)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin="${1:-target/release/tokensieve}"
+bin="${1:-target/${CARGO_BUILD_TARGET:-x86_64-unknown-linux-gnu}/release/tokensieve}"
 runs="${2:-300}"
 [ -x "$bin" ] || { echo "no binary at $bin (cargo build --release)" >&2; exit 1; }
 bin="$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")"

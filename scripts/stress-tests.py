@@ -12,7 +12,7 @@ import json, re, subprocess, sys, tempfile, os
 from pathlib import Path
 
 root = Path(__file__).resolve().parent.parent
-binary = sys.argv[1] if len(sys.argv) > 1 else str(root / "target/release/tokensieve")
+binary = sys.argv[1] if len(sys.argv) > 1 else str(root / "target" / os.environ.get("CARGO_BUILD_TARGET", "x86_64-unknown-linux-gnu") / "release/tokensieve")
 fixtures = Path(sys.argv[2]) if len(sys.argv) > 2 else root / "fixtures/json"
 env = dict(os.environ, TOKENSIEVE_HOME=tempfile.mkdtemp(prefix="ts-stress-"))
 RECEIPT = re.compile(r"Original: (\d+) tok \| Compressed: (\d+) tok .*Shape: (\S+)")

@@ -26,7 +26,7 @@ install.sh ran but `tokensieve init AGENT` did not (the control: it shows
 what `init` adds; Copilot CLI needs nothing more than install.sh).
 
 usage: scripts/agents-e2e/run.py [--agents gemini,opencode,copilot]
-           [--binary target/release/tokensieve] [--work DIR] [--keep]
+           [--binary target/x86_64-unknown-linux-gnu/release/tokensieve] [--work DIR] [--keep]
 Needs: node + npm, python3, the aws venv of scripts/test.sh
 (~/.cache/tokensieve/aws-venv, or TOKENSIEVE_AWS_VENV_DIR). Token counts use
 tokcount when found (TOKENSIEVE_TOKCOUNT, or ../shared/tools/tokcount), else
@@ -228,7 +228,7 @@ def count_tokens(text, work):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--agents", default="gemini,opencode,copilot")
-    ap.add_argument("--binary", default=str(ROOT / "target/release/tokensieve"))
+    ap.add_argument("--binary", default=str(ROOT / "target" / os.environ.get("CARGO_BUILD_TARGET", "x86_64-unknown-linux-gnu") / "release/tokensieve"))
     ap.add_argument("--work", default=str(Path(tempfile.gettempdir()) / "tokensieve-agents-e2e"))
     ap.add_argument("--timeout", type=int, default=240)
     ap.add_argument("--keep", action="store_true", help="keep WORK (homes, logs, requests) afterwards")
