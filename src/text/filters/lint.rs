@@ -91,7 +91,8 @@ impl Filter for PyLint {
         sift(
             text,
             |l| (PY_FINDING.is_match(l) || PY_SUMMARY.is_match(l)).then(|| l.to_string()),
-            |l| CODE_FRAME.is_match(l) || l.trim().is_empty() || l.starts_with("*****"),
+            // pylint's `************* Module x` headers stay: they name what follows
+            |l| CODE_FRAME.is_match(l) || l.trim().is_empty(),
         )
     }
 }
