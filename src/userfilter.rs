@@ -382,4 +382,91 @@ mod tests {
         assert_eq!(f.apply("a\nb\n", "a\nb\n"), "t: ok\n");
         assert_eq!(f.apply("a\nERR x\n", "a\nERR x\n"), "ERR x\n");
     }
+
+    mod properties {
+        use proptest::prelude::*;
+
+        use super::super::*;
+        use crate::pipeline::{Hint, Settings};
+
+        /// Signal lines of several detector kinds.
+        fn signal() -> impl Strategy<Value = String> {
+            (0usize..10, 1u32..900).prop_map(|(kind, n)| match kind {
+                0 => format!("src/app.c:{n}:3: error: expected ';' before '}}'"),
+                1 => format!("error[E0{n:03}]: mismatched types"),
+                2 => format!("FAILED tests/test_cart.py::test_total_{n} - assert 3 == 4"),
+                3 => format!("--- FAIL: TestQueue{n} (0.01s)"),
+                4 => format!("2026-01-01 12:00:{:02} ERROR payment {n} declined", n % 60),
+                5 => format!("[{n}.000100] Out of memory: Killed process {n} (java)"),
+                6 => format!("thread 'main' panicked at src/lib.rs:{n}:5:"),
+                7 => format!("make: *** [Makefile:{n}: all] Error 2"),
+                8 => format!("FATAL disk {n} unreadable"),
+                _ => format!("{n} passed, 2 failed in 0.3s"),
+            })
+        }
+
+        fn noise() -> impl Strategy<Value = String> {
+            (0usize..4, 1u32..5000).prop_map(|(k, n)| match k {
+                0 => format!("processing item {n} ok"),
+                1 => format!("  inflating: lib/file{n}.txt"),
+                2 => String::new(),
+                _ => format!("fetched {n} bytes"),
+            })
+        }
+
+        /// Filters that try hard to lose lines: drop all, keep nothing,
+        /// erase the error words, cut to a line, fold, on_empty.
+        fn hostile() -> impl Strategy<Value = Spec> {
+            let drops = prop::sample::select(vec![vec![], vec!["."], vec!["(?i)error|fail|fatal|panic|memory"]]);
+            let keeps = prop::sample::select(vec![vec![], vec!["^zzz"], vec!["ok$"]]);
+            let erase = any::<bool>();
+            (drops, keeps, erase, prop::option::of(0usize..3), prop::option::of(0usize..3), any::<bool>(), any::<bool>())
+                .prop_map(|(drop, keep, erase, head, tail, fold, builtin)| Spec {
+                    matches: Some("mytool run".into()),
+                    drop: drop.into_iter().map(String::from).collect(),
+                    keep: keep.into_iter().map(String::from).collect(),
+                    replace: if erase {
+                        vec![Replace { pattern: "(?i)error|failed|fatal|panicked|killed".into(), with: "".into() }]
+                    } else {
+                        vec![]
+                    },
+                    head,
+                    tail,
+                    fold,
+                    on_empty: Some("all good".into()),
+                    builtin: Some(builtin),
+                    ..Spec::default()
+                })
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(96))]
+            /// No user filter can drop a signal line the ledger marks.
+            #[test]
+            fn no_user_filter_loses_a_signal_line(
+                spec in hostile(),
+                noise in prop::collection::vec(noise(), 0..300),
+                signals in prop::collection::vec((signal(), any::<prop::sample::Index>()), 1..6),
+            ) {
+                let mut lines = noise;
+                for (s, at) in &signals {
+                    let k = at.index(lines.len() + 1);
+                    lines.insert(k, s.clone());
+                }
+                let raw = lines.join("\n") + "\n";
+                let ledger = crate::text::ledger::scan(raw.split('\n'));
+                let all: Vec<&str> = raw.split('\n').collect();
+                let filter = UserFilter::compile(&spec).unwrap();
+                let settings = Settings { user_filters: std::sync::Arc::from(vec![filter]), ..Settings::default() };
+                let hint = Hint { command: vec!["mytool".into(), "run".into()], exit_code: 1 };
+                let out = crate::pipeline::render(raw.as_bytes(), Some(&hint), &settings)
+                    .map_or_else(|| raw.clone(), |r| r.text);
+                for (s, _) in &signals {
+                    let marked = all.iter().enumerate().any(|(i, l)| l == s && ledger.kind(i).is_some());
+                    prop_assert!(marked, "the ledger does not mark {:?}", s);
+                    prop_assert!(out.contains(s.as_str()), "lost {:?} with {:?}:\n{}", s, spec, out);
+                }
+            }
+        }
+    }
 }

@@ -23,7 +23,7 @@ fn show() -> Result<ExitCode> {
     let mut out = String::new();
     let rows = cfg.rows();
     let width = rows.iter().map(|r| r.0.key.len()).max().unwrap_or(0);
-    let vwidth = rows.iter().map(|r| r.1.len()).max().unwrap_or(0).min(24);
+    let vwidth = rows.iter().map(|r| r.1.chars().count()).chain([8]).max().unwrap_or(0).min(24);
     for (spec, value, source) in &rows {
         let value = if value.is_empty() { "-" } else { value.as_str() };
         out.push_str(&format!("{:width$}  {value:vwidth$}  {}\n", spec.key, describe(source, spec.env)));
@@ -37,10 +37,8 @@ fn show() -> Result<ExitCode> {
         let what = f.matches.clone().or_else(|| f.regex.as_ref().map(|r| format!("/{r}/"))).unwrap_or_default();
         out.push_str(&format!("{:width$}  {what:vwidth$}  {}\n", "filter", f.origin));
     }
+    // (the warnings were printed when the settings were read)
     print!("{out}");
-    for w in &cfg.warnings {
-        eprintln!("tokensieve: warning: {w}");
-    }
     Ok(ExitCode::SUCCESS)
 }
 
