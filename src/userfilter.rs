@@ -134,7 +134,7 @@ impl UserFilter {
                 let Some(first) = words.first() else { bail!("match: empty") };
                 let tool = Invocation::parse(std::slice::from_ref(first)).map(|i| i.tool).unwrap_or_default();
                 let mut all = vec![tool];
-                all.extend(words[1..].iter().map(|w| w.to_ascii_lowercase()));
+                all.extend(words[1..].iter().map(|w| if w.starts_with('-') { w.clone() } else { w.to_ascii_lowercase() }));
                 Matcher::Words(all)
             }
             (None, Some(re)) => Matcher::Regex(Regex::new(re).context("regex: not a regex")?),
@@ -175,11 +175,19 @@ impl UserFilter {
                 if inv.tool != words[0] {
                     return false;
                 }
-                let Some(sub) = &inv.sub else { return words.len() == 1 };
-                // the subcommand, then the next non-flag words in order
+                // flags anywhere (`dpkg -l`), other words as the subcommand
+                // and the words after it, in order
+                let (flags, subs): (Vec<&String>, Vec<&String>) = words[1..].iter().partition(|w| w.starts_with('-'));
+                if !flags.iter().all(|f| inv.has_flag(f) || (f.len() == 2 && inv.has_short(f.as_bytes()[1] as char))) {
+                    return false;
+                }
+                if subs.is_empty() {
+                    return true;
+                }
+                let Some(sub) = &inv.sub else { return false };
                 let at = inv.args.iter().position(|a| a.eq_ignore_ascii_case(sub)).unwrap_or(0);
                 let rest = inv.args[at..].iter().filter(|a| !a.starts_with('-')).map(|a| a.to_ascii_lowercase());
-                words[1..].iter().zip(rest.chain(std::iter::repeat(String::new()))).all(|(w, a)| *w == a)
+                subs.iter().zip(rest.chain(std::iter::repeat(String::new()))).all(|(w, a)| **w == a)
             }
         }
     }
@@ -364,6 +372,10 @@ mod tests {
         let f = UserFilter::compile(&spec("match = \"wget\"\ndrop=[\"x\"]")).unwrap();
         assert!(f.matches(&words("wget -q http://x")));
         assert!(f.matches(&words("/usr/bin/wget http://x")));
+        let f = UserFilter::compile(&spec("match = \"dpkg -l\"\ndrop=[\"x\"]")).unwrap();
+        assert!(f.matches(&words("dpkg -l")));
+        assert!(f.matches(&words("dpkg -l 'lib*'")));
+        assert!(!f.matches(&words("dpkg -s bash")));
         let f = UserFilter::compile(&spec("regex = \"^make .*-j\"\ndrop=[\"x\"]")).unwrap();
         assert!(f.matches(&words("make all -j4")));
         assert!(UserFilter::compile(&spec("drop=[\"x\"]")).is_err());

@@ -86,8 +86,13 @@ pub fn render(text: &str, hint: Option<&Hint>, settings: &Settings) -> Option<Re
     let exit = hint.exit_code;
 
     // The user's filter first; the guard has the last word over it too.
-    if let Some(user) = proposes {
-        let out = finish(user.apply(text, &cleaned), exit, note);
+    // One that changes nothing (its patterns are for another output of the
+    // tool) leaves the command to the next candidates.
+    if let Some(user) = proposes
+        && let body = user.apply(text, &cleaned)
+        && body.trim_end_matches('\n') != cleaned.trim_end_matches('\n')
+    {
+        let out = finish(body, exit, note);
         match guard::check(&out, &src) {
             Ok(()) => return whole_or(text, out, &format!("user:{}", user.name)),
             Err(b) => debug(&format!("user filter {} {}; trying the next", user.name, b.describe(&src))),

@@ -16,6 +16,9 @@ use tokensieve::shim::policy;
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_tokensieve");
 
+/// A settings file with a syntax error, an unknown key and a bad value.
+pub const BROKEN_CONFIG: &str = "budget = 9000\nbugdet = 1\ndedup = \"lots\"\n[tool.aws\nenabled = false\n";
+
 /// Variables that would change the policy if the test runner had them:
 /// the agent markers (the policy's own list) and ours.
 fn policy_vars() -> impl Iterator<Item = &'static str> {
@@ -41,6 +44,12 @@ impl Sandbox {
         let home = dir.path().join("home");
         for d in [&shims, &tools, &home] {
             fs::create_dir_all(d).unwrap();
+        }
+        // `TOKENSIEVE_TEST_BROKEN_CONFIG=1 cargo test --test shim`: the same
+        // matrix with a settings file that does not parse in every home
+        // (scripts/test.sh runs it so): a bad file must never cost a command.
+        if std::env::var_os("TOKENSIEVE_TEST_BROKEN_CONFIG").is_some() {
+            fs::write(home.join("config.toml"), BROKEN_CONFIG).unwrap();
         }
         Sandbox { dir, shims, tools, home, front: Vec::new() }
     }
