@@ -134,7 +134,11 @@ impl UserFilter {
                 let Some(first) = words.first() else { bail!("match: empty") };
                 let tool = Invocation::parse(std::slice::from_ref(first)).map(|i| i.tool).unwrap_or_default();
                 let mut all = vec![tool];
-                all.extend(words[1..].iter().map(|w| if w.starts_with('-') { w.clone() } else { w.to_ascii_lowercase() }));
+                all.extend(
+                    words[1..]
+                        .iter()
+                        .map(|w| if w.starts_with('-') { w.clone() } else { w.to_ascii_lowercase() }),
+                );
                 Matcher::Words(all)
             }
             (None, Some(re)) => Matcher::Regex(Regex::new(re).context("regex: not a regex")?),
@@ -177,8 +181,12 @@ impl UserFilter {
                 }
                 // flags anywhere (`dpkg -l`), other words as the subcommand
                 // and the words after it, in order
-                let (flags, subs): (Vec<&String>, Vec<&String>) = words[1..].iter().partition(|w| w.starts_with('-'));
-                if !flags.iter().all(|f| inv.has_flag(f) || (f.len() == 2 && inv.has_short(f.as_bytes()[1] as char))) {
+                let (flags, subs): (Vec<&String>, Vec<&String>) =
+                    words[1..].iter().partition(|w| w.starts_with('-'));
+                if !flags
+                    .iter()
+                    .all(|f| inv.has_flag(f) || (f.len() == 2 && inv.has_short(f.as_bytes()[1] as char)))
+                {
                     return false;
                 }
                 if subs.is_empty() {
@@ -186,7 +194,8 @@ impl UserFilter {
                 }
                 let Some(sub) = &inv.sub else { return false };
                 let at = inv.args.iter().position(|a| a.eq_ignore_ascii_case(sub)).unwrap_or(0);
-                let rest = inv.args[at..].iter().filter(|a| !a.starts_with('-')).map(|a| a.to_ascii_lowercase());
+                let rest =
+                    inv.args[at..].iter().filter(|a| !a.starts_with('-')).map(|a| a.to_ascii_lowercase());
                 subs.iter().zip(rest.chain(std::iter::repeat(String::new()))).all(|(w, a)| **w == a)
             }
         }
@@ -310,7 +319,10 @@ pub fn run_tests(spec: &Spec) -> Vec<Outcome> {
         .map(|(i, t)| {
             let label = format!("{name}: {}", t.name.clone().unwrap_or_else(|| format!("test {}", i + 1)));
             let Some(cmd) = t.cmd.clone().or_else(|| spec.matches.clone()) else {
-                return Outcome { label, failure: Some("a filter matched by regex needs `cmd` in its tests".into()) };
+                return Outcome {
+                    label,
+                    failure: Some("a filter matched by regex needs `cmd` in its tests".into()),
+                };
             };
             let hint = crate::pipeline::Hint {
                 command: cmd.split_whitespace().map(str::to_owned).collect(),
@@ -429,16 +441,28 @@ mod tests {
         /// Filters that try hard to lose lines: drop all, keep nothing,
         /// erase the error words, cut to a line, fold, on_empty.
         fn hostile() -> impl Strategy<Value = Spec> {
-            let drops = prop::sample::select(vec![vec![], vec!["."], vec!["(?i)error|fail|fatal|panic|memory"]]);
+            let drops =
+                prop::sample::select(vec![vec![], vec!["."], vec!["(?i)error|fail|fatal|panic|memory"]]);
             let keeps = prop::sample::select(vec![vec![], vec!["^zzz"], vec!["ok$"]]);
             let erase = any::<bool>();
-            (drops, keeps, erase, prop::option::of(0usize..3), prop::option::of(0usize..3), any::<bool>(), any::<bool>())
+            (
+                drops,
+                keeps,
+                erase,
+                prop::option::of(0usize..3),
+                prop::option::of(0usize..3),
+                any::<bool>(),
+                any::<bool>(),
+            )
                 .prop_map(|(drop, keep, erase, head, tail, fold, builtin)| Spec {
                     matches: Some("mytool run".into()),
                     drop: drop.into_iter().map(String::from).collect(),
                     keep: keep.into_iter().map(String::from).collect(),
                     replace: if erase {
-                        vec![Replace { pattern: "(?i)error|failed|fatal|panicked|killed".into(), with: "".into() }]
+                        vec![Replace {
+                            pattern: "(?i)error|failed|fatal|panicked|killed".into(),
+                            with: "".into(),
+                        }]
                     } else {
                         vec![]
                     },

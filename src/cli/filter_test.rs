@@ -16,7 +16,8 @@ use crate::config::{self, parse_layer};
 use crate::pipeline::Hint;
 use crate::userfilter::{self, Spec, UserFilter};
 
-const USAGE: &str = "usage: tokensieve filter test [FILE|DIR] | filter try FILE --cmd \"CMD\" [--exit N] < capture";
+const USAGE: &str =
+    "usage: tokensieve filter test [FILE|DIR] | filter try FILE --cmd \"CMD\" [--exit N] < capture";
 
 pub(crate) fn run(args: Vec<OsString>) -> Result<ExitCode> {
     let mut parser = lexopt::Parser::from_args(args);

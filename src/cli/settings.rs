@@ -34,7 +34,8 @@ fn show() -> Result<ExitCode> {
         out.push_str(&format!("{key:width$}  {value:vwidth$}  {}\n", describe(source, config::TOOLS_ENV)));
     }
     for f in cfg.filter_specs() {
-        let what = f.matches.clone().or_else(|| f.regex.as_ref().map(|r| format!("/{r}/"))).unwrap_or_default();
+        let what =
+            f.matches.clone().or_else(|| f.regex.as_ref().map(|r| format!("/{r}/"))).unwrap_or_default();
         out.push_str(&format!("{:width$}  {what:vwidth$}  {}\n", "filter", f.origin));
     }
     // (the warnings were printed when the settings were read)

@@ -51,14 +51,17 @@ pub fn parse_layer(path: &Path, text: &str) -> Layer {
         match name {
             "tool" => match value.get_ref() {
                 DeValue::Table(t) => tools(t, &[], path, text, &mut layer),
-                _ => layer.warnings.push(format!("{}: tool: must be a table ([tool.NAME]); ignored", at(start))),
+                _ => layer
+                    .warnings
+                    .push(format!("{}: tool: must be a table ([tool.NAME]); ignored", at(start))),
             },
             "filter" => filters(value, path, text, &mut layer),
             _ => match SPECS.iter().find(|s| s.key == name) {
                 Some(spec) => match scalar_text(value.get_ref(), spec.list) {
                     Some(v) => match (spec.check)(&v) {
                         Ok(checked) => {
-                            let source = Source::File { path: path.to_path_buf(), line: line_of(text, start) };
+                            let source =
+                                Source::File { path: path.to_path_buf(), line: line_of(text, start) };
                             layer.values.insert(spec.key, Value { text: checked, source });
                         }
                         Err(e) => layer.warnings.push(format!("{}: {name}: {e:#}; ignored", at(start))),
@@ -135,7 +138,9 @@ fn filters(value: &Spanned<DeValue>, path: &Path, text: &str, layer: &mut Layer)
             Err(e) => {
                 let at = e.span().map_or(line, |s| line_of(text, s.start));
                 let msg = e.message().lines().next().unwrap_or("invalid").trim().to_string();
-                layer.warnings.push(format!("{}:{at}: filter: {msg}; this filter is ignored", path.display()));
+                layer
+                    .warnings
+                    .push(format!("{}:{at}: filter: {msg}; this filter is ignored", path.display()));
             }
         }
     }

@@ -150,11 +150,13 @@ pub static SPECS: &[Spec] = &[
         key: "agent_markers",
         env: "TOKENSIEVE_AGENT_MARKERS",
         about: "more variables that mean an agent runs the shell",
-        check: |v| {
-            match v.split(',').map(str::trim).find(|m| !m.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')) {
-                Some(bad) => bail!("'{bad}' is not a variable name"),
-                None => Ok(join_list(v)),
-            }
+        check: |v| match v
+            .split(',')
+            .map(str::trim)
+            .find(|m| !m.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        {
+            Some(bad) => bail!("'{bad}' is not a variable name"),
+            None => Ok(join_list(v)),
         },
         list: true,
     },
@@ -262,7 +264,11 @@ fn read_layer(path: &Path, project: bool, layers: &mut Vec<Layer>, warnings: &mu
                 warnings.push(format!(
                     "{} defines filters and is {}: ignored (`tokensieve trust` to use it)",
                     path.display(),
-                    if state == trust::State::Changed { "changed since it was trusted" } else { "not trusted" },
+                    if state == trust::State::Changed {
+                        "changed since it was trusted"
+                    } else {
+                        "not trusted"
+                    },
                 ));
                 return;
             }
@@ -348,13 +354,18 @@ impl Config {
     pub fn settings(&self) -> Settings {
         let dedup = self.text("dedup").and_then(|v| Dedup::parse(v).ok()).unwrap_or_default();
         Settings {
-            encoding: self.text("tokenizer").and_then(|v| Encoding::parse(v).ok()).unwrap_or(Encoding::Cl100k),
+            encoding: self
+                .text("tokenizer")
+                .and_then(|v| Encoding::parse(v).ok())
+                .unwrap_or(Encoding::Cl100k),
             dedup,
             epoch: self.text("epoch").and_then(|v| Epoch::parse(v).ok()),
             text_threshold: self.text("text_threshold").and_then(|v| v.parse().ok()).unwrap_or(4000),
             budget: match self.text("budget") {
                 Some(v) => crate::budget::parse(v).unwrap_or(Some(crate::budget::DEFAULT)),
-                None => crate::budget::harness_default(std::env::var("BASH_MAX_OUTPUT_LENGTH").ok().as_deref()),
+                None => {
+                    crate::budget::harness_default(std::env::var("BASH_MAX_OUTPUT_LENGTH").ok().as_deref())
+                }
             },
             receipt: match self.text("receipt") {
                 Some("short") => ReceiptForm::Short,
@@ -475,12 +486,13 @@ fn parse_switch(item: &str) -> Option<(String, bool)> {
 fn default_text(key: &str) -> String {
     match key {
         "tokenizer" => "cl100k".into(),
-        "budget" => match crate::budget::harness_default(std::env::var("BASH_MAX_OUTPUT_LENGTH").ok().as_deref())
-        {
-            Some(n) if n != crate::budget::DEFAULT => format!("{n} (from BASH_MAX_OUTPUT_LENGTH)"),
-            Some(n) => n.to_string(),
-            None => "off".into(),
-        },
+        "budget" => {
+            match crate::budget::harness_default(std::env::var("BASH_MAX_OUTPUT_LENGTH").ok().as_deref()) {
+                Some(n) if n != crate::budget::DEFAULT => format!("{n} (from BASH_MAX_OUTPUT_LENGTH)"),
+                Some(n) => n.to_string(),
+                None => "off".into(),
+            }
+        }
         "text_threshold" => "4000".into(),
         "dedup" => "default".into(),
         "epoch" | "receipt" => "auto".into(),
@@ -508,7 +520,8 @@ mod tests {
         let user = layer("u.toml", "budget = 9000\ntokenizer = \"o200k\"\n");
         let project = layer("p.toml", "\nbudget = 5000\n");
         let cfg = Config::resolve(&env(&[]), vec![project, user]);
-        let row = |k: &str| cfg.rows().into_iter().find(|r| r.0.key == k).map(|r| (r.1, r.2.to_string())).unwrap();
+        let row =
+            |k: &str| cfg.rows().into_iter().find(|r| r.0.key == k).map(|r| (r.1, r.2.to_string())).unwrap();
         assert_eq!(row("budget"), ("5000".into(), "p.toml:2".into()));
         assert_eq!(row("tokenizer"), ("o200k".into(), "u.toml:2".into()));
         assert_eq!(row("dedup"), ("default".into(), "default".into()));

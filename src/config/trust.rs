@@ -33,10 +33,7 @@ fn records(home: &Path) -> Vec<(String, String)> {
     if read.is_err() {
         return Vec::new();
     }
-    text.lines()
-        .filter_map(|l| l.split_once(' '))
-        .map(|(h, p)| (h.to_string(), p.to_string()))
-        .collect()
+    text.lines().filter_map(|l| l.split_once(' ')).map(|(h, p)| (h.to_string(), p.to_string())).collect()
 }
 
 /// Whether `path` with these contents is trusted.

@@ -211,7 +211,10 @@ mod tests {
     fn seed_cluster_id_and_default_tags() {
         let v =
             json!({"cluster_id": "abc123", "default_tags": {"ClusterId": "abc123", "Region": "us-east-1"}});
-        assert_eq!(dedup(v, Dedup::Default, Epoch::Iso), json!({"cluster_id": "abc123", "default_tags": {"Region": "us-east-1"}}));
+        assert_eq!(
+            dedup(v, Dedup::Default, Epoch::Iso),
+            json!({"cluster_id": "abc123", "default_tags": {"Region": "us-east-1"}})
+        );
     }
 
     #[test]
@@ -225,7 +228,10 @@ mod tests {
     #[test]
     fn vpc_id_registered_before_the_array_regardless_of_key_order() {
         let v = json!({"NetworkInterfaces": [{"vpc_id": "vpc-1", "SubnetId": "s"}], "VpcId": "vpc-1"});
-        assert_eq!(dedup(v, Dedup::Default, Epoch::Iso), json!({"NetworkInterfaces": [{"SubnetId": "s"}], "VpcId": "vpc-1"}));
+        assert_eq!(
+            dedup(v, Dedup::Default, Epoch::Iso),
+            json!({"NetworkInterfaces": [{"SubnetId": "s"}], "VpcId": "vpc-1"})
+        );
     }
 
     #[test]
@@ -259,7 +265,10 @@ mod tests {
     #[test]
     fn aggressive_is_the_seed_rule() {
         let v = json!({"cluster_id": "abc123", "t": 1772633534144u64, "default_tags": {"Owner": "abc123", "Region": "r"}});
-        assert_eq!(dedup(v, Dedup::Aggressive, Epoch::Drop), json!({"cluster_id": "abc123", "default_tags": {"Region": "r"}}));
+        assert_eq!(
+            dedup(v, Dedup::Aggressive, Epoch::Drop),
+            json!({"cluster_id": "abc123", "default_tags": {"Region": "r"}})
+        );
         // Root array: each element has its own scope.
         let v = json!([{"region": "r"}, {"region": "r"}]);
         assert_eq!(dedup(v.clone(), Dedup::Aggressive, Epoch::Drop), v);

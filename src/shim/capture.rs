@@ -52,7 +52,9 @@ impl Limits {
     pub fn from_env() -> Limits {
         let cfg = crate::config::get();
         Limits {
-            max_bytes: cfg.capture_max_bytes().map_or(DEFAULT_CAPTURE_MAX, |n| usize::try_from(n).unwrap_or(usize::MAX)),
+            max_bytes: cfg
+                .capture_max_bytes()
+                .map_or(DEFAULT_CAPTURE_MAX, |n| usize::try_from(n).unwrap_or(usize::MAX)),
             text_wait: cfg.text_wait_secs().map(Duration::from_secs),
             keep: KeepLimits::default(),
         }

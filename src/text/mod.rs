@@ -139,7 +139,10 @@ pub fn render(text: &str, hint: Option<&Hint>, settings: &Settings) -> Option<Re
 /// A text too short to summarise, which an agent still reads cleaned.
 fn tiny(text: &str, cleaned: &str, exit: i32) -> Option<Rendered> {
     let unchanged = cleaned.trim_end_matches('\n') == text.trim_end_matches('\n');
-    (!unchanged).then(|| Rendered { text: finish(cleaned.to_string(), exit, None), shape: Shape::Text("clean".into()) })
+    (!unchanged).then(|| Rendered {
+        text: finish(cleaned.to_string(), exit, None),
+        shape: Shape::Text("clean".into()),
+    })
 }
 
 /// `out`, unless it is the raw text itself (plus a newline): then `None`,

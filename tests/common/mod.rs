@@ -114,6 +114,19 @@ impl Sandbox {
     }
 }
 
+/// `stderr` without the one warning line a broken settings file gives when
+/// the matrix runs with one (`TOKENSIEVE_TEST_BROKEN_CONFIG`), which must
+/// then be there exactly once; otherwise `stderr` as it is.
+pub fn without_config_warning(stderr: &[u8]) -> Vec<u8> {
+    if std::env::var_os("TOKENSIEVE_TEST_BROKEN_CONFIG").is_none() {
+        return stderr.to_vec();
+    }
+    let text = String::from_utf8_lossy(stderr);
+    let is_warning = |l: &str| l.starts_with("tokensieve: warning: ") && l.contains("config.toml:");
+    assert_eq!(text.lines().filter(|l| is_warning(l)).count(), 1, "{text}");
+    text.split_inclusive('\n').filter(|l| !is_warning(l)).collect::<String>().into_bytes()
+}
+
 /// A folder scripts/test.sh prepares once and names in `var` (the aws venv,
 /// the agent CLIs). Unset: the test is skipped with a note, except under CI,
 /// where it must be there.
