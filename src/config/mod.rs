@@ -88,10 +88,7 @@ pub static SPECS: &[Spec] = &[
         key: "text_threshold",
         env: "TOKENSIEVE_TEXT_THRESHOLD",
         about: "chars above which a text output is summarised",
-        check: |v| match v.trim().parse::<usize>() {
-            Ok(n) => Ok(n.to_string()),
-            Err(_) => bail!("must be a number of characters, got '{v}'"),
-        },
+        check: |v| number(v, "characters"),
         list: false,
     },
     Spec {
@@ -140,10 +137,7 @@ pub static SPECS: &[Spec] = &[
         key: "text_wait_secs",
         env: "TOKENSIEVE_TEXT_WAIT_SECS",
         about: "stream text still coming after this long (0: never)",
-        check: |v| match v.trim().parse::<u64>() {
-            Ok(n) => Ok(n.to_string()),
-            Err(_) => bail!("must be a number of seconds, got '{v}'"),
-        },
+        check: |v| number(v, "seconds"),
         list: false,
     },
     Spec {
@@ -171,6 +165,14 @@ pub static SPECS: &[Spec] = &[
 
 /// The variable for tool switches: `aws=off,git log=off,kubectl=on`.
 pub const TOOLS_ENV: &str = "TOKENSIEVE_TOOLS";
+
+/// A whole number of `unit`, written out again.
+fn number(v: &str, unit: &str) -> Result<String> {
+    match v.trim().parse::<u64>() {
+        Ok(n) => Ok(n.to_string()),
+        Err(_) => bail!("must be a number of {unit}, got '{v}'"),
+    }
+}
 
 fn join_list(v: &str) -> String {
     v.split(',').map(str::trim).filter(|s| !s.is_empty()).collect::<Vec<_>>().join(",")
