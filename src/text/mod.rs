@@ -514,6 +514,34 @@ mod real_outputs {
     }
 
     #[test]
+    fn shellcheck_rewrites_go_findings_stay() {
+        let raw = include_str!("../../fixtures/text/local/lint/shellcheck-scripts.txt");
+        let r = run("shellcheck scripts/backup.sh", 1, raw);
+        assert_eq!(r.shape, Shape::Text("shellcheck".into()));
+        assert!(
+            !r.text.contains("Did you mean") && !r.text.contains("https://www.shellcheck.net"),
+            "{}",
+            r.text
+        );
+        assert!(r.text.contains("In scripts/backup.sh line 12:\nif [ $count > 30 ]; then\n"), "{}", r.text);
+        assert!(
+            r.text
+                .contains("            ^-- SC2071 (error): > is for string comparisons. Use -gt instead.\n")
+        );
+    }
+
+    #[test]
+    fn clang_code_frames_and_system_notes_go() {
+        let raw = include_str!("../../fixtures/text/local/build/clangxx-overload-candidates.txt");
+        let r = run("clang++ -c shapes.cpp -o shapes.o", 1, raw);
+        assert!(!r.text.contains("    ^\n") && !r.text.contains("include/c++/12/ostream:"), "{}", r.text);
+        assert!(
+            r.text.contains("shapes.cpp:21:10: error: no matching member function for call to 'insert'\n")
+        );
+        assert!(r.text.contains("notes from system headers)"), "{}", r.text);
+    }
+
+    #[test]
     fn unittest_passes_go() {
         let raw = include_str!("../../fixtures/text/local/tests/unittest-verbose.txt");
         let r = run("python3 -m unittest -v", 1, raw);

@@ -5,7 +5,8 @@
 //! `Failed to execute goal …`. Progress goes, counted: the banner and
 //! separators, `--- plugin:version:goal @ module ---` steps, downloads,
 //! `Compiling N source files`, resource copying, `Running` and the
-//! `Tests run:` lines of passing classes, timing. After `Failed to execute
+//! `Tests run:` lines of passing classes, timing; in a test's stack the
+//! frames of the JVM, JUnit and Surefire fold to a count per run. After `Failed to execute
 //! goal` Maven prints every compiler error again and its help links: those
 //! `[ERROR]` lines go when the rendering can give the command that shows
 //! them (`(N lines: tokensieve show ID --grep …)`), else they stay.
@@ -17,6 +18,7 @@ use regex::Regex;
 
 use super::{Filter, Invocation};
 use crate::text::guard::{self, Source};
+use crate::text::ledger;
 
 pub struct Maven;
 
@@ -64,6 +66,7 @@ impl Filter for Maven {
         let mut trailer = false;
         let mut repeats: Vec<usize> = Vec::new();
         let mut repeat_at: Option<usize> = None;
+        let mut library_frames = 0usize;
         for (i, line) in lines.iter().enumerate() {
             let body = line.strip_prefix("[ERROR] ").unwrap_or(line);
             if line.starts_with(FAILED_GOAL) {
@@ -83,11 +86,19 @@ impl Filter for Maven {
             if line.trim().is_empty() {
                 continue;
             }
+            // a test's stack: the JVM's, JUnit's and Surefire's frames counted
+            if ledger::frame_of(line) == Some(false) {
+                library_frames += 1;
+                continue;
+            }
+            flush_frames(&mut out, &mut library_frames);
             seen.insert(body.trim());
             out.push(line.to_string());
         }
+        flush_frames(&mut out, &mut library_frames);
         if !repeats.is_empty() {
-            match guard::count_line(src, r"^\[ERROR\]", &repeats) {
+            // `[ERROR]`, or `[` + colour + `ERROR` when Maven coloured it
+            match guard::count_line(src, r"^\[\S*ERROR", &repeats) {
                 Some(count) => out.insert(
                     repeat_at.unwrap_or(out.len()),
                     format!("(the errors above again and Maven's help links {count})"),
@@ -105,14 +116,28 @@ impl Filter for Maven {
     }
 }
 
+/// A run of library frames becomes one count line where it stood.
+fn flush_frames(out: &mut Vec<String>, n: &mut usize) {
+    if *n > 0 {
+        out.push(format!("\t… {n} library frames"));
+        *n = 0;
+    }
+}
+
 impl Maven {
     /// Progress dropped, every other line as printed.
     fn summarize_keeping_trailer(&self, lines: &[&str], progress: usize) -> Option<String> {
-        let mut out: Vec<String> = lines
-            .iter()
-            .filter(|l| !PROGRESS.is_match(l) && !l.trim().is_empty())
-            .map(|l| l.to_string())
-            .collect();
+        let mut out: Vec<String> = Vec::new();
+        let mut library_frames = 0usize;
+        for line in lines.iter().filter(|l| !PROGRESS.is_match(l) && !l.trim().is_empty()) {
+            if ledger::frame_of(line) == Some(false) {
+                library_frames += 1;
+            } else {
+                flush_frames(&mut out, &mut library_frames);
+                out.push(line.to_string());
+            }
+        }
+        flush_frames(&mut out, &mut library_frames);
         if progress > 0 {
             out.push(format!("({progress} lines of Maven progress not shown)"));
         }
@@ -136,7 +161,7 @@ mod tests {
             out,
             "[ERROR] /p/A.java:[2,5] cannot find symbol\n  symbol:   class Nope\n[INFO] BUILD FAILURE\n\
              [ERROR] Failed to execute goal x:y:1:compile (default-compile) on project orders: Compilation failure\n\
-             (the errors above again and Maven's help links (7 lines: tokensieve show abc123 --grep '^\\[ERROR\\]'))\n\
+             (the errors above again and Maven's help links (7 lines: tokensieve show abc123 --grep '^\\[\\S*ERROR'))\n\
              (5 lines of Maven progress not shown)\n"
         );
         assert_eq!(guard::check(&out, &owned.src()), Ok(()));

@@ -51,6 +51,7 @@ pub(crate) static FILTERS: &[&dyn Filter] = &[
     &lint::Tsc,
     &lint::Eslint,
     &lint::PyLint,
+    &lint::ShellCheck,
     &git::Status,
     &git::Diff,
     &git::Log,
