@@ -12,6 +12,7 @@
 //! - `store`, `history`: the raw object store and the SQLite call log.
 //! - `budget`, `view`: the stdout budget and the views printed above it.
 //! - `homefs`: the one way to write under the home (no symlink followed).
+//! - `typed`: the typed result of a capture (status, counts, findings).
 //! - `cli`: the `tokensieve` subcommands.
 //! - `agents`: each agent's own setting that puts the shims on its shell's PATH.
 
@@ -28,6 +29,7 @@ pub mod pipeline;
 pub mod shim;
 pub mod store;
 pub mod text;
+pub mod typed;
 pub mod view;
 
 use std::ffi::OsString;
