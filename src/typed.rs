@@ -27,7 +27,8 @@ pub const VERSION: u64 = 1;
 /// Findings kept per result; the rest are counted in `findings_dropped`.
 pub const MAX_FINDINGS: usize = 500;
 
-/// How the typed result is printed (`--format`, `TOKENSIEVE_FORMAT`).
+/// How the typed result is printed (`--format`; the `format` setting,
+/// `TOKENSIEVE_FORMAT`, in `crate::config`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Format {
     /// The compressed text (the default; no typed result printed).
@@ -43,15 +44,15 @@ impl Format {
             "" | "text" => Ok(Format::Text),
             "json" => Ok(Format::Json),
             "yaml" => Ok(Format::Yaml),
-            other => anyhow::bail!("format must be text, json or yaml, got '{other}'"),
+            other => anyhow::bail!("must be text, json or yaml, got '{other}'"),
         }
     }
 
-    /// `TOKENSIEVE_FORMAT`, unset → text.
-    pub fn from_env() -> Result<Format> {
-        match std::env::var("TOKENSIEVE_FORMAT") {
-            Ok(v) => Format::parse(&v).map_err(|e| anyhow::anyhow!("TOKENSIEVE_FORMAT: {e}")),
-            Err(_) => Ok(Format::Text),
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Text => "text",
+            Format::Json => "json",
+            Format::Yaml => "yaml",
         }
     }
 }

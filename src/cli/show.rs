@@ -125,7 +125,7 @@ pub(crate) fn run(args: &Args, global: &Global) -> Result<ExitCode> {
     if args.summary {
         return summary(&home, &args.id, global.settings.format);
     }
-    let raw_store = Store::new(home.clone(), store::max_bytes_from_env().unwrap_or(store::DEFAULT_MAX_BYTES));
+    let raw_store = Store::new(home.clone(), crate::config::get().store_max_bytes());
     let (hex, path) = match raw_store.find(&args.id)? {
         Lookup::Found { hex, path } => (hex, path),
         Lookup::Ambiguous(n) => {

@@ -1,7 +1,8 @@
 //! Text outputs: tool-aware summaries and the generic treatment (SPEC §6).
 //!
 //! Every text is cleaned first (`clean`) and its signal lines marked
-//! (`ledger`). Then candidates, safest last: the hint's command picks a
+//! (`ledger`). Then candidates, safest last: the user's filter for the
+//! command (`crate::userfilter`), if any; the hint's command picks a
 //! [`Filter`] (`filters/`); the generic treatment (`generic`: documents
 //! whole, logs folded and summarised); the cleaned text whole. The guard
 //! (`guard`) has the last word over each: the first candidate that keeps
@@ -87,7 +88,7 @@ pub fn render_typed(
 }
 
 /// The candidates over the cleaned lines and their ledger; `anchors` learns
-/// the claiming filter's name and whether it found its anchors.
+/// the claiming built-in filter's name and whether it found its anchors.
 fn render_lines(
     text: &str,
     hint: &Hint,
@@ -97,6 +98,10 @@ fn render_lines(
     ledger: &ledger::Ledger,
     anchors: &mut Option<(&'static str, bool)>,
 ) -> Option<Rendered> {
+    // The user's filter for this command (settings files), if any; one
+    // that only turns the built-in off proposes nothing itself.
+    let user = crate::userfilter::pick(&settings.user_filters, &hint.command);
+    let proposes = user.filter(|u| u.transforms());
     let src = guard::Source {
         raw: guard::raw_lines(text),
         cleaned: lines.to_vec(),
@@ -106,22 +111,32 @@ fn render_lines(
         excerpt: settings.excerpt.as_ref(),
         budget: settings.budget,
     };
-    let claimed = filter_for(&hint.command);
-    if text.len() < TINY {
-        *anchors = claimed.as_ref().map(|(inv, f)| (f.name(), f.summarize(inv, cleaned, &src).is_some()));
-        // too short to summarise, but an agent reads it cleaned
-        let unchanged = cleaned.trim_end_matches('\n') == text.trim_end_matches('\n');
-        let out = || Rendered {
-            text: finish(cleaned.to_string(), hint.exit_code, None),
-            shape: Shape::Text("clean".into()),
-        };
-        return (!unchanged).then(out);
+    let builtin = if user.is_some_and(|u| !u.builtin) { None } else { filter_for(&hint.command) };
+    if text.len() < TINY && proposes.is_none() {
+        *anchors = builtin.as_ref().map(|(inv, f)| (f.name(), f.summarize(inv, cleaned, &src).is_some()));
+        return tiny(text, cleaned, hint.exit_code);
     }
     let large = text.len() > settings.text_threshold;
     let note = if large { settings.raw_note.as_deref() } else { None };
     let exit = hint.exit_code;
 
-    if let Some((inv, filter)) = claimed {
+    // The user's filter first; the guard has the last word over it too.
+    // One that changes nothing (its patterns are for another output of the
+    // tool) leaves the command to the next candidates.
+    if let Some(user) = proposes
+        && let body = user.apply(text, cleaned)
+        && body.trim_end_matches('\n') != cleaned.trim_end_matches('\n')
+    {
+        let out = finish(body, exit, note);
+        match guard::check(&out, &src) {
+            Ok(()) => return whole_or(text, out, &format!("user:{}", user.name)),
+            Err(b) => debug(&format!("user filter {} {}; trying the next", user.name, b.describe(&src))),
+        }
+        if text.len() < TINY {
+            return tiny(text, cleaned, exit);
+        }
+    }
+    if let Some((inv, filter)) = builtin {
         let summary = filter.summarize(&inv, cleaned, &src);
         *anchors = Some((filter.name(), summary.is_some()));
         if let Some(body) = summary {
@@ -157,6 +172,15 @@ fn render_lines(
         Err(b) => debug(&format!("text:generic {}; delivering the cleaned text whole", b.describe(&src))),
     }
     whole_or(text, finish(cleaned.to_string(), exit, None), "clean")
+}
+
+/// A text too short to summarise, which an agent still reads cleaned.
+fn tiny(text: &str, cleaned: &str, exit: i32) -> Option<Rendered> {
+    let unchanged = cleaned.trim_end_matches('\n') == text.trim_end_matches('\n');
+    (!unchanged).then(|| Rendered {
+        text: finish(cleaned.to_string(), exit, None),
+        shape: Shape::Text("clean".into()),
+    })
 }
 
 /// `out`, unless it is the raw text itself (plus a newline): then `None`,
