@@ -94,8 +94,9 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
 
 fn run(args: Vec<OsString>) -> Result<ExitCode> {
     // A bad variable or settings file must not cost a pipeline its output
-    // (`aws ... | tokensieve`): one warning each, and the next source down.
-    let mut global = Global { settings: settings(), ..Global::default() };
+    // (`aws ... | tokensieve`): one warning each (printed once the
+    // subcommand is known), and the next source down.
+    let mut global = Global { settings: crate::config::get().settings(), ..Global::default() };
     let mut parser = lexopt::Parser::from_args(args);
     let mut positional: Vec<OsString> = Vec::new();
     let mut stage: Option<String> = None;
@@ -149,6 +150,7 @@ fn run(args: Vec<OsString>) -> Result<ExitCode> {
     if matches!(sub, "decode" | "help") && positional.len() > 1 {
         bail!("unexpected argument '{}' ({sub} takes none)", positional[1].to_string_lossy());
     }
+    crate::config::warn();
     match sub {
         "help" => {
             println!("{HELP}");
@@ -188,6 +190,12 @@ const RAW_SUBCOMMANDS: &[&str] =
 fn raw_subcommand(sub: &str, mut rest: Vec<OsString>, global: &Global) -> Result<ExitCode> {
     if rest.first().is_some_and(|a| a == "--") {
         rest.remove(0);
+    }
+    // A hook answers an agent on stdout; what it prints on stderr may reach
+    // the person: settings warnings are for the commands that deliver output.
+    // (`trust` would only say the file it is trusting is not trusted yet.)
+    if !matches!(sub, "hook" | "trust") {
+        crate::config::warn();
     }
     match sub {
         "run" => run::run(rest, global),
