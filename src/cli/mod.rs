@@ -9,6 +9,7 @@ mod hook;
 mod init;
 mod inspect;
 mod install;
+mod objects;
 mod run;
 mod show;
 
@@ -34,6 +35,9 @@ usage:
                                         a call's raw output (ID from the receipt)
   tokensieve show ID [--slurp] --jq FILTER
                                         a jq program over it (compact, within the budget)
+  tokensieve objects push|pull [REMOTE] [--backend lfs|git-ref|auto]
+                                        share raw outputs through the git remote (Git LFS
+                                        or refs/tokensieve/*); show ID then fetches lazily
   tokensieve gain [--since 24h|7d|all] [--json]
                                         recorded savings per command
   tokensieve install [TOOL...]          shim TOOLs (default: common agent CLIs on PATH)
@@ -177,7 +181,8 @@ fn text(parser: &mut lexopt::Parser) -> Result<String> {
 
 /// Subcommands that take the rest of the command line as it is (commands,
 /// tool names): options after them are not ours.
-const RAW_SUBCOMMANDS: &[&str] = &["run", "fetch", "install", "uninstall", "doctor", "init", "hook"];
+const RAW_SUBCOMMANDS: &[&str] =
+    &["run", "fetch", "install", "uninstall", "doctor", "init", "hook", "objects"];
 
 fn raw_subcommand(sub: &str, mut rest: Vec<OsString>, global: &Global) -> Result<ExitCode> {
     if rest.first().is_some_and(|a| a == "--") {
@@ -190,6 +195,7 @@ fn raw_subcommand(sub: &str, mut rest: Vec<OsString>, global: &Global) -> Result
         "uninstall" => install::uninstall(rest),
         "init" => init::run(rest),
         "hook" => hook::run(rest),
+        "objects" => objects::run(rest),
         _ => doctor::run(rest),
     }
 }

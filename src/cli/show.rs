@@ -14,7 +14,7 @@ use regex::bytes::Regex;
 
 use super::Global;
 use crate::store::{self, Lookup, Store};
-use crate::{handoff, history, jq};
+use crate::{handoff, history, jq, share};
 
 /// Options as typed, before validation.
 #[derive(Debug, Default)]
@@ -114,7 +114,20 @@ pub(crate) fn select_lines(raw: &[u8], range: Option<LineRange>) -> impl Iterato
 pub(crate) fn run(args: &Args, global: &Global) -> Result<ExitCode> {
     let home = store::home();
     let raw_store = Store::new(home.clone(), store::max_bytes_from_env().unwrap_or(store::DEFAULT_MAX_BYTES));
-    let (hex, path) = match raw_store.find(&args.id)? {
+    let mut found = raw_store.find(&args.id)?;
+    if matches!(found, Lookup::Evicted | Lookup::NeverStored) {
+        // Shared through git from another machine (`objects push`): fetch
+        // it from the remote this repository shares with, checked by hash.
+        match share::fetch_missing(&raw_store, &args.id) {
+            Ok(Some(_)) => found = raw_store.find(&args.id)?,
+            Ok(None) => {}
+            Err(e) => {
+                eprintln!("tokensieve: {e:#}");
+                return Ok(ExitCode::from(1));
+            }
+        }
+    }
+    let (hex, path) = match found {
         Lookup::Found { hex, path } => (hex, path),
         Lookup::Ambiguous(n) => {
             eprintln!("tokensieve: id {} matches {n} stored outputs; give more of its digits", args.id);
