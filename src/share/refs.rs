@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 use std::ffi::OsStr;
+use std::os::unix::fs::DirBuilderExt;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
@@ -100,7 +101,7 @@ pub fn publish(git: &Git, remote: &str, local: &[Manifest]) -> Result<Published>
 
 fn is_race(e: &anyhow::Error) -> bool {
     let text = format!("{e:#}");
-    ["non-fast-forward", "fetch first", "rejected", "stale info"].iter().any(|w| text.contains(w))
+    ["non-fast-forward", "fetch first", "stale info", "cannot lock ref"].iter().any(|w| text.contains(w))
 }
 
 /// The commit that holds `theirs` plus `local` (merged where both have an
@@ -244,7 +245,7 @@ fn tempdir() -> Result<TempDir> {
             .map(|d| d.subsec_nanos())
             .unwrap_or(0);
         let p = base.join(format!("tokensieve-share.{}.{nanos}.{n}", std::process::id()));
-        match std::fs::create_dir(&p) {
+        match std::fs::DirBuilder::new().mode(0o700).create(&p) {
             Ok(()) => return Ok(TempDir(p)),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(e).with_context(|| format!("cannot create {}", p.display())),
