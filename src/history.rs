@@ -325,31 +325,6 @@ pub fn mentions_object(home: &Path, id: &str) -> bool {
     conn.query_row("SELECT 1 FROM calls WHERE object_id LIKE ?1 || '%' LIMIT 1", [short], |_| Ok(())).is_ok()
 }
 
-/// Every row that kept a raw output, oldest first (for the manifests
-/// `objects push` shares).
-pub fn calls_with_objects(conn: &Connection) -> Result<Vec<Call>> {
-    let mut stmt = conn.prepare(
-        "SELECT ts_ms, tool, subcommand, original_tokens, compressed_tokens, \
-         COALESCE(harness_tokens, original_tokens), shape, exit_code, duration_ms, object_id \
-         FROM calls WHERE object_id IS NOT NULL ORDER BY ts_ms, id",
-    )?;
-    let rows = stmt.query_map([], |r| {
-        Ok(Call {
-            ts_ms: r.get(0)?,
-            tool: r.get(1)?,
-            subcommand: r.get(2)?,
-            original_tokens: r.get::<_, i64>(3)? as u64,
-            compressed_tokens: r.get::<_, i64>(4)? as u64,
-            harness_tokens: r.get::<_, i64>(5)? as u64,
-            shape: r.get(6)?,
-            exit_code: r.get(7)?,
-            duration_ms: r.get::<_, i64>(8)? as u64,
-            object_id: r.get(9)?,
-        })
-    })?;
-    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

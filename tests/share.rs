@@ -133,6 +133,17 @@ fn show(repo: &Path, home: &Path, id: &str) -> Output {
     ts(repo, home).args(["show", id]).output().unwrap()
 }
 
+/// `objects pull` that must reject `sha`'s blob: exit 1 and one line.
+fn pull_rejecting(repo: &Path, home: &Path, sha: &str) -> Output {
+    let o = ts(repo, home).args(["objects", "pull"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let lines = stderr_lines(&o);
+    assert_eq!(lines.len(), 1, "one clear line: {lines:?}");
+    let expected = format!("tokensieve: rejected raw output {} from origin", &sha[..12]);
+    assert!(lines[0].starts_with(&expected), "{lines:?}");
+    o
+}
+
 fn stderr_lines(out: &Output) -> Vec<String> {
     String::from_utf8_lossy(&out.stderr).lines().map(str::to_owned).collect()
 }
@@ -242,14 +253,7 @@ fn a_tampered_git_ref_blob_is_rejected_in_one_line_and_never_stored() {
     run_git(&w.remote(), &["update-ref", &format!("refs/tokensieve/blobs/{bad}"), forged.trim()]);
 
     let (b, home_b) = (w.repo("b"), w.home("home-b"));
-    let o = ts(&b, &home_b).args(["objects", "pull"]).output().unwrap();
-    assert_eq!(o.status.code(), Some(1));
-    let lines = stderr_lines(&o);
-    assert_eq!(lines.len(), 1, "one clear line: {lines:?}");
-    assert!(
-        lines[0].starts_with(&format!("tokensieve: rejected raw output {} from origin", &bad[..12])),
-        "{lines:?}"
-    );
+    let o = pull_rejecting(&b, &home_b, &bad);
     assert!(
         String::from_utf8_lossy(&o.stdout).contains("1 fetched")
             && String::from_utf8_lossy(&o.stdout).contains("1 failed")
@@ -455,14 +459,7 @@ fn a_tampered_lfs_blob_is_rejected_in_one_line_and_never_stored() {
     fs::write(server.object(oid), &forged).unwrap();
 
     let (b, home_b) = (lfs_repo(&w, &server, "b"), w.home("home-b"));
-    let o = ts(&b, &home_b).args(["objects", "pull"]).output().unwrap();
-    assert_eq!(o.status.code(), Some(1));
-    let lines = stderr_lines(&o);
-    assert_eq!(lines.len(), 1, "{lines:?}");
-    assert!(
-        lines[0].starts_with(&format!("tokensieve: rejected raw output {} from origin", &oid[..12])),
-        "{lines:?}"
-    );
+    pull_rejecting(&b, &home_b, oid);
     assert!(stored(&home_b).is_empty(), "the tampered bytes were not kept");
     let o = show(&b, &home_b, &oid[..12]);
     assert_eq!(o.status.code(), Some(1));

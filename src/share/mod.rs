@@ -88,7 +88,7 @@ pub struct PushReport {
 /// Raw bytes first (a manifest never names a blob the remote lacks), then
 /// the manifests.
 pub fn push(git: &Git, remote: &str, backend: Backend, raw: &Store, home: &Path) -> Result<PushReport> {
-    let manifests = manifest::build(raw, home).context("cannot list the raw store")?;
+    let manifests = manifest::build(raw, home, git.top.as_deref()).context("cannot list the raw store")?;
     let objects: Vec<(String, u64)> = manifests.iter().map(|m| (m.sha256.clone(), m.size)).collect();
     let read = |sha: &str| -> Result<Vec<u8>> {
         raw.read(sha).with_context(|| format!("cannot read raw output {}", &sha[..12]))
