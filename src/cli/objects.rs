@@ -35,7 +35,7 @@ pub(crate) fn run(args: Vec<OsString>) -> Result<ExitCode> {
         [_, _, extra, ..] => bail!("unexpected argument '{extra}' ({USAGE})"),
     };
     let home = store::home();
-    let raw = Store::new(home.clone(), store::max_bytes_from_env()?);
+    let raw = Store::new(home.clone(), crate::config::get().store_max_bytes());
     let git = share::repository(&std::env::current_dir()?)?;
     let remote = share::resolve_remote(&git, remote)?;
     match verb {
