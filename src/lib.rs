@@ -13,6 +13,7 @@
 //! - `share`: `objects push|pull` through git (LFS or refs), lazy fetch in `show`.
 //! - `budget`, `view`: the stdout budget and the views printed above it.
 //! - `homefs`: the one way to write under the home (no symlink followed).
+//! - `typed`: the typed result of a capture (status, counts, findings).
 //! - `cli`: the `tokensieve` subcommands.
 //! - `config`: every setting (environment > project file > user file >
 //!   default) in one place; `userfilter`: the `[[filter]]`s those files define.
@@ -33,6 +34,7 @@ pub mod share;
 pub mod shim;
 pub mod store;
 pub mod text;
+pub mod typed;
 pub mod userfilter;
 pub mod view;
 

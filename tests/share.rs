@@ -169,6 +169,8 @@ fn git_ref_backend_round_trips_bytes_and_manifests_over_file_url() {
     assert_eq!(m["sha256"], hex.as_str());
     assert_eq!(m["size"], bytes.len());
     assert!(m["captures"][0]["command"].as_str().unwrap().starts_with("aws "), "{manifest}");
+    assert_eq!(m["captures"][0]["result"]["status"], "passed", "the typed result travels: {manifest}");
+    assert!(m["captures"][0].get("cwd").is_none(), "ran outside the repository: no path");
     let tree = run_git(&w.remote(), &["ls-tree", "-r", "--name-only", "refs/tokensieve/manifests"]);
     assert_eq!(tree.lines().count(), 3, "{tree}");
     assert!(!manifest.contains("\"Vpcs\""), "no raw bytes in a manifest");
