@@ -10,6 +10,7 @@ mod hook;
 mod init;
 mod inspect;
 mod install;
+mod objects;
 mod recall;
 mod run;
 mod settings;
@@ -40,6 +41,9 @@ usage:
                                         the call's stored typed result (status, counts, findings)
   tokensieve show ID [--slurp] --jq FILTER
                                         a jq program over it (compact, within the budget)
+  tokensieve objects push|pull [REMOTE] [--backend lfs|git-ref|auto]
+                                        share raw outputs through the git remote (Git LFS
+                                        or refs/tokensieve/*); show ID then fetches lazily
   tokensieve gain [--since 24h|7d|all] [--json]
                                         recorded savings per command
   tokensieve gain --markdown [--since-ref main]
@@ -225,8 +229,19 @@ fn text(parser: &mut lexopt::Parser) -> Result<String> {
 
 /// Subcommands that take the rest of the command line as it is (commands,
 /// tool names): options after them are not ours.
-const RAW_SUBCOMMANDS: &[&str] =
-    &["run", "fetch", "install", "uninstall", "doctor", "init", "hook", "config", "trust", "filter"];
+const RAW_SUBCOMMANDS: &[&str] = &[
+    "run",
+    "fetch",
+    "install",
+    "uninstall",
+    "doctor",
+    "init",
+    "hook",
+    "config",
+    "trust",
+    "filter",
+    "objects",
+];
 
 fn raw_subcommand(sub: &str, mut rest: Vec<OsString>, global: &Global) -> Result<ExitCode> {
     if rest.first().is_some_and(|a| a == "--") {
@@ -248,6 +263,7 @@ fn raw_subcommand(sub: &str, mut rest: Vec<OsString>, global: &Global) -> Result
         "config" => settings::config(rest),
         "trust" => settings::trust(rest),
         "filter" => filter_test::run(rest),
+        "objects" => objects::run(rest),
         _ => doctor::run(rest),
     }
 }
