@@ -14,6 +14,7 @@
 //! - `homefs`: the one way to write under the home (no symlink followed).
 //! - `cli`: the `tokensieve` subcommands.
 //! - `agents`: each agent's own setting that puts the shims on its shell's PATH.
+//! - `transcript`: agent session logs read line by line (`discover`, `session compact`).
 
 pub mod agents;
 pub mod auditor;
@@ -28,6 +29,7 @@ pub mod pipeline;
 pub mod shim;
 pub mod store;
 pub mod text;
+pub mod transcript;
 pub mod view;
 
 use std::ffi::OsString;

@@ -1,6 +1,7 @@
 //! The `tokensieve` command line: argument parsing and dispatch. Each
 //! subcommand lives in its own file; parsing never does work.
 
+mod discover;
 mod doctor;
 mod fetch;
 mod filter;
@@ -10,6 +11,7 @@ mod init;
 mod inspect;
 mod install;
 mod run;
+mod session;
 mod show;
 
 use std::ffi::OsString;
@@ -42,6 +44,12 @@ usage:
   tokensieve init [AGENT] [--uninstall] make AGENT's shell find the shims (claude, codex,
                                         gemini, cursor, opencode, copilot)
   tokensieve hook gemini|cursor         the hook `init` installs there (JSON on stdin)
+  tokensieve discover [--since 7d] [--json] [PATH...]
+                                        shell commands in agent session logs, and what
+                                        tokensieve saved or would have saved on each tool
+  tokensieve session compact [OPTIONS] < in.jsonl > out.jsonl
+                                        a transcript with fewer tokens (seed 003's transforms;
+                                        --tool-results: outputs through the pipeline, raw stored)
   tokensieve help | --help | --version
 
 options:
@@ -177,7 +185,8 @@ fn text(parser: &mut lexopt::Parser) -> Result<String> {
 
 /// Subcommands that take the rest of the command line as it is (commands,
 /// tool names): options after them are not ours.
-const RAW_SUBCOMMANDS: &[&str] = &["run", "fetch", "install", "uninstall", "doctor", "init", "hook"];
+const RAW_SUBCOMMANDS: &[&str] =
+    &["run", "fetch", "install", "uninstall", "doctor", "init", "hook", "discover", "session"];
 
 fn raw_subcommand(sub: &str, mut rest: Vec<OsString>, global: &Global) -> Result<ExitCode> {
     if rest.first().is_some_and(|a| a == "--") {
@@ -190,6 +199,8 @@ fn raw_subcommand(sub: &str, mut rest: Vec<OsString>, global: &Global) -> Result
         "uninstall" => install::uninstall(rest),
         "init" => init::run(rest),
         "hook" => hook::run(rest),
+        "discover" => discover::run(rest),
+        "session" => session::run(rest),
         _ => doctor::run(rest),
     }
 }
