@@ -123,12 +123,46 @@ fn compact(
     Ok(session)
 }
 
+/// A file's read as the compacted transcript shows it.
+struct Read {
+    call_id: String,
+    first: usize,
+    body: String,
+}
+
+/// A numbered listing (Claude Code's Read, Edit, Write): the text without
+/// its line numbers through the pipeline; a re-read of a file read whole
+/// before, from the same line, as its changes when that is shorter.
+fn render_listing(
+    listing: &numbered::Numbered,
+    earlier: Option<&Read>,
+    hint: &Hint,
+    s: &Settings,
+) -> Rendered {
+    let body = pipeline::render_guarded(listing.body.as_bytes(), Some(hint), s);
+    let shape = body.as_ref().map_or(Shape::Text("numbered".into()), |r| r.shape.clone());
+    let whole = Rendered {
+        text: listing.render(body.as_ref().map_or(listing.body.as_str(), |r| r.text.as_str())),
+        shape,
+    };
+    let changed = earlier
+        .filter(|e| e.first == listing.first)
+        .and_then(|e| Some((e, numbered::changes(&e.body, &listing.body)?)))
+        .map(|(e, hunks)| listing.render_changes(&e.call_id, &hunks));
+    match changed {
+        Some(text) if text.len() < whole.text.len() => Rendered { text, shape: Shape::Text("reread".into()) },
+        _ => whole,
+    }
+}
+
 /// Tool outputs through the pipeline, their raw bytes into the store.
 struct ResultStore {
     store: Store,
     settings: Settings,
     /// sha256 of each output seen → the call that first returned it.
     seen: HashMap<String, String>,
+    /// Per file, the last read of it the compacted transcript shows whole.
+    reads: HashMap<String, Read>,
     referenced: usize,
     warnings: Vec<String>,
 }
@@ -140,6 +174,7 @@ impl ResultStore {
             store: Store::new(store::home(), max),
             settings,
             seen: HashMap::new(),
+            reads: HashMap::new(),
             referenced: 0,
             warnings: vec![],
         }
@@ -161,19 +196,28 @@ impl ResultStore {
             Some(c) => crate::transcript::events::hint_words(c),
             None => vec![o.tool.to_owned()],
         };
-        let (exit, _) = crate::transcript::events::split_exit(o.text);
+        // A status header (`Exit code 1`, Codex's `Process exited with code
+        // 0 … Output:`) stays as it is; the output after it is the tool's.
+        let (exit, body) = crate::transcript::events::split_exit(o.text);
+        let header = &o.text[..o.text.len() - body.len()];
         let hint = Hint { command, exit_code: exit };
+        let listing = numbered::split(o.text);
+        let earlier = o.path.and_then(|p| self.reads.get(p));
         let (text, receipt, planned) =
-            handoff::assess_with(raw, &self.settings, &self.store, |s| match numbered::split(o.text) {
-                Some(listing) => {
-                    let body = pipeline::render_guarded(listing.body.as_bytes(), Some(&hint), s);
-                    let shape = body.as_ref().map_or(Shape::Text("numbered".into()), |r| r.shape.clone());
-                    let text =
-                        listing.render(body.as_ref().map_or(listing.body.as_str(), |r| r.text.as_str()));
-                    Some(Rendered { text, shape })
-                }
-                None => pipeline::render_guarded(raw, Some(&hint), s),
+            handoff::assess_with(raw, &self.settings, &self.store, |s| match &listing {
+                Some(listing) => Some(render_listing(listing, earlier, &hint, s)),
+                None => pipeline::render_guarded(body.as_bytes(), Some(&hint), s)
+                    .map(|r| Rendered { text: format!("{header}{}", r.text), shape: r.shape }),
             });
+        // The next read of this file may be shown as changes to this one
+        // when the reader sees all of it here.
+        if let (Some(path), Some(listing)) = (o.path, &listing)
+            && !matches!(receipt.shape, Shape::View { .. })
+        {
+            let read =
+                Read { call_id: o.call_id.to_owned(), first: listing.first, body: listing.body.clone() };
+            self.reads.insert(path.to_owned(), read);
+        }
         let obj = planned?;
         if let Err(e) = self.store.put(raw, &obj) {
             self.warnings.push(format!("a tool result was kept whole: raw store: {e:#}"));

@@ -55,6 +55,8 @@ pub struct ToolOutput<'a> {
     pub tool: &'a str,
     /// The shell command it ran, when it ran one.
     pub command: Option<&'a str>,
+    /// The file it read, when it read one.
+    pub path: Option<&'a str>,
     pub text: &'a str,
 }
 
@@ -154,6 +156,7 @@ impl Stats {
 struct Call {
     tool: String,
     command: Option<String>,
+    path: Option<String>,
 }
 
 /// One session's state: the tool calls seen so far and the stats.
@@ -230,7 +233,7 @@ impl Session {
     /// Remembers tool calls (id → tool, command) for their results' hints.
     fn note_calls(&mut self, format: Format, root: &Node, line: &[u8]) {
         for call in super::events::calls(format, root, line) {
-            self.calls.insert(call.id, Call { tool: call.tool, command: call.command });
+            self.calls.insert(call.id, Call { tool: call.tool, command: call.command, path: call.path });
         }
     }
 
@@ -392,6 +395,7 @@ impl Session {
                 call_id: &found.call_id,
                 tool: call.as_ref().map_or("", |c| c.tool.as_str()),
                 command: call.as_ref().and_then(|c| c.command.as_deref()),
+                path: call.as_ref().and_then(|c| c.path.as_deref()),
                 text: &text,
             };
             if let Some(new) = results(&out) {

@@ -10,6 +10,8 @@ pub struct Call {
     pub id: String,
     pub tool: String,
     pub command: Option<String>,
+    /// The file a file tool read or wrote (`file_path`).
+    pub path: Option<String>,
 }
 
 /// A tool result: the call it answers, the string node the model read
@@ -47,7 +49,8 @@ pub fn calls(format: Format, root: &Node, line: &[u8]) -> Vec<Call> {
                 } else {
                     None
                 };
-                out.push(Call { id: str_of(b.get("id"), line).unwrap_or_default(), tool, command });
+                let path = str_of(b.get("input").and_then(|i| i.get("file_path")), line);
+                out.push(Call { id: str_of(b.get("id"), line).unwrap_or_default(), tool, command, path });
             }
         }
         Format::Codex => {
@@ -59,7 +62,12 @@ pub fn calls(format: Format, root: &Node, line: &[u8]) -> Vec<Call> {
             let tool = str_of(p.get("name"), line).unwrap_or_else(|| "local_shell".into());
             let args = str_of(p.get("arguments"), line).and_then(|a| serde_json::from_str(&a).ok());
             let command = args.as_ref().and_then(codex_command);
-            out.push(Call { id: str_of(p.get("call_id"), line).unwrap_or_default(), tool, command });
+            out.push(Call {
+                id: str_of(p.get("call_id"), line).unwrap_or_default(),
+                tool,
+                command,
+                path: None,
+            });
         }
         Format::Seed => {
             if let Some(tool) = str_of(root.get("tool_name"), line) {
@@ -69,7 +77,7 @@ pub fn calls(format: Format, root: &Node, line: &[u8]) -> Vec<Call> {
                 } else {
                     None
                 };
-                out.push(Call { id: seed_id(root, line), tool, command });
+                out.push(Call { id: seed_id(root, line), tool, command, path: None });
             }
         }
     }
@@ -164,13 +172,16 @@ pub fn hint_command(command: &str) -> String {
         first.is_empty() || matches!(first, "cd" | "export" | "source" | "." | "set" | "pushd" | "popd")
     };
     // First stages of list elements, the last one that runs a tool.
-    segments
+    let chosen = segments
         .iter()
         .filter(|(_, starts)| *starts)
         .map(|(s, _)| s.trim())
         .rfind(|s| !skip(s))
-        .unwrap_or(command.trim())
-        .to_owned()
+        .unwrap_or(command.trim());
+    // `tokensieve run -- CMD` is CMD, run through us.
+    let unwrapped = chosen.strip_prefix("tokensieve run").map(|r| r.trim_start());
+    let unwrapped = unwrapped.map(|r| r.strip_prefix("--").map_or(r, str::trim_start));
+    unwrapped.filter(|r| !r.is_empty()).unwrap_or(chosen).to_owned()
 }
 
 /// `hint_command` as the words a hint holds.
@@ -236,11 +247,19 @@ pub fn split_exit(text: &str) -> (i32, &str) {
             return (code, after.strip_prefix('\n').unwrap_or(after));
         }
     }
-    // Codex's shell output: `Exit code: N\nWall time: …\nOutput:\n…`.
-    if let Some(rest) = text.strip_prefix("Exit code: ") {
-        let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
-        if let (Ok(code), Some(at)) = (digits.parse::<i32>(), rest.find("Output:\n")) {
-            return (code, &rest[at + "Output:\n".len()..]);
+    // Codex's shell output: a few `Name: value` lines (`Exit code: N` or
+    // `Process exited with code N`, `Wall time: …`), then `Output:`.
+    if let Some(at) = text.find("\nOutput:\n").filter(|&at| at < 400) {
+        let header = &text[..at];
+        let code = header.lines().find_map(|l| {
+            l.strip_prefix("Exit code: ")
+                .or_else(|| l.strip_prefix("Process exited with code "))?
+                .trim()
+                .parse()
+                .ok()
+        });
+        if let Some(code) = code {
+            return (code, &text[at + "\nOutput:\n".len()..]);
         }
     }
     (0, text)
@@ -292,6 +311,8 @@ mod tests {
         assert_eq!(split_exit("Exit code 2\nboom"), (2, "boom"));
         assert_eq!(split_exit("Exit code: 1\nWall time: 0.1 seconds\nOutput:\nno\n"), (1, "no\n"));
         assert_eq!(split_exit("fine"), (0, "fine"));
+        let codex = "Chunk ID: 1\nWall time: 0.0 seconds\nProcess exited with code 3\nOriginal token count: 9\nOutput:\nx\n";
+        assert_eq!(split_exit(codex), (3, "x\n"));
     }
 
     #[test]
@@ -301,6 +322,7 @@ mod tests {
         assert_eq!(hint_command("grep 'a|b' f.txt"), "grep 'a|b' f.txt");
         assert_eq!(hint_command("cargo test || echo \"x && y\""), "echo \"x && y\"");
         assert_eq!(hint_command("cd somewhere"), "cd somewhere");
+        assert_eq!(hint_command("tokensieve run -- cargo test"), "cargo test");
     }
 
     #[test]
@@ -309,7 +331,12 @@ mod tests {
         let root = index(line).unwrap();
         assert_eq!(
             calls(Format::Codex, &root, line),
-            vec![Call { id: "c1".into(), tool: "shell".into(), command: Some("git status".into()) }]
+            vec![Call {
+                id: "c1".into(),
+                tool: "shell".into(),
+                command: Some("git status".into()),
+                path: None
+            }]
         );
     }
 }

@@ -78,7 +78,13 @@ const CODEX_TYPES: &[&str] = &["session_meta", "turn_context", "event_msg", "res
 pub fn detect(root: &Node, line: &[u8]) -> Option<Format> {
     let ty = root.get("type").and_then(|n| n.str(line));
     if let Some(ty) = ty.as_deref() {
-        if CODEX_TYPES.contains(&ty) && root.get("payload").is_some() {
+        // Codex adds line types from version to version (`world_state`,
+        // `token_usage_record`): any typed line with a payload and a time
+        // that is not Claude's is a Codex line (metadata unless known).
+        let codex_shaped = root.get("payload").is_some() && root.get("timestamp").is_some();
+        if root.get("payload").is_some()
+            && (CODEX_TYPES.contains(&ty) || codex_shaped && !CLAUDE_TYPES.contains(&ty))
+        {
             return Some(Format::Codex);
         }
         if CLAUDE_TYPES.contains(&ty) && (root.get("message").is_some() || root.get("payload").is_none()) {
@@ -206,6 +212,10 @@ mod tests {
             Some((Format::Seed, EntryKind::Assistant))
         );
         assert_eq!(kind_of(r#"{"kind":"header","session":"s"}"#), Some((Format::Seed, EntryKind::Header)));
+        assert_eq!(
+            kind_of(r#"{"timestamp":"t","type":"world_state","payload":{"full":true}}"#),
+            Some((Format::Codex, EntryKind::Header))
+        );
         assert_eq!(kind_of(r#"{"unrelated":1}"#), None);
         assert_eq!(kind_of("not json"), None);
     }
