@@ -6,6 +6,7 @@
 
 mod common;
 #[path = "agents/model.rs"]
+#[allow(dead_code)] // the Anthropic side serves tests/agents_e2e.rs
 mod model;
 
 use std::fs;

@@ -203,7 +203,7 @@ fn scan(
             row.calls += 1;
             row.received += received;
             let window = call.at_ms.zip(at_ms);
-            if has_receipt(&text) || window.is_some_and(|w| in_history(history_rows, &tool, w)) {
+            if events::has_receipt(&text) || window.is_some_and(|w| in_history(history_rows, &tool, w)) {
                 row.handled += 1;
                 continue;
             }
@@ -224,11 +224,6 @@ fn would_save(text: &str, words: Vec<String>, settings: &Settings, raw_store: &S
         return 0;
     }
     receipt.original.saturating_sub(receipt.compressed + receipt.overhead) as u64
-}
-
-/// A receipt of ours in a result: the agent ran the command through a shim.
-fn has_receipt(text: &str) -> bool {
-    text.contains("[TokenSieve] Original: ") || text.contains("[tokensieve ") && text.contains(" tok")
 }
 
 /// A history row of `tool` within the call's window (a second of slack).

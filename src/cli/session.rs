@@ -184,7 +184,8 @@ impl ResultStore {
     /// and the original is safely stored.
     fn compact(&mut self, o: &ToolOutput) -> Option<String> {
         let raw = o.text.as_bytes();
-        if raw.is_empty() {
+        // Empty, or already through tokensieve (its receipt is in it).
+        if raw.is_empty() || crate::transcript::events::has_receipt(o.text) {
             return None;
         }
         let hex = store::hash_hex(raw);

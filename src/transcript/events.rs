@@ -265,6 +265,13 @@ pub fn split_exit(text: &str) -> (i32, &str) {
     (0, text)
 }
 
+/// A receipt of ours in a result: the command ran through a shim (or
+/// `tokensieve run`), so its output is already ours.
+pub fn has_receipt(text: &str) -> bool {
+    text.contains("[TokenSieve] Original: ")
+        || text.lines().any(|l| l.starts_with("[tokensieve ") && l.contains(" tok"))
+}
+
 /// A line's `timestamp` (ISO-8601 UTC, as both agents write it) in ms.
 pub fn timestamp_ms(root: &Node, line: &[u8]) -> Option<i64> {
     parse_iso_ms(&str_of(root.get("timestamp"), line)?)
