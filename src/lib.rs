@@ -13,6 +13,8 @@
 //! - `budget`, `view`: the stdout budget and the views printed above it.
 //! - `homefs`: the one way to write under the home (no symlink followed).
 //! - `cli`: the `tokensieve` subcommands.
+//! - `config`: every setting (environment > project file > user file >
+//!   default) in one place; `userfilter`: the `[[filter]]`s those files define.
 //! - `agents`: each agent's own setting that puts the shims on its shell's PATH.
 //! - `transcript`: agent session logs read line by line (`discover`, `session compact`).
 
@@ -20,6 +22,7 @@ pub mod agents;
 pub mod auditor;
 pub mod budget;
 pub mod cli;
+pub mod config;
 pub mod handoff;
 pub mod history;
 pub mod homefs;
@@ -30,6 +33,7 @@ pub mod shim;
 pub mod store;
 pub mod text;
 pub mod transcript;
+pub mod userfilter;
 pub mod view;
 
 use std::ffi::OsString;

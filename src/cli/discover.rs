@@ -56,7 +56,7 @@ fn parse(args: Vec<OsString>) -> Result<Option<Args>> {
 
 pub(crate) fn run(args: Vec<OsString>) -> Result<ExitCode> {
     let Some(args) = parse(args)? else { return Ok(ExitCode::SUCCESS) };
-    let mut settings = super::settings_from_env()?;
+    let mut settings = super::settings();
     // What an agent would have read: the short receipt, unless asked otherwise.
     if std::env::var_os("TOKENSIEVE_RECEIPT").is_none_or(|v| v.is_empty()) {
         settings.receipt = ReceiptForm::Short;
@@ -69,7 +69,7 @@ pub(crate) fn run(args: Vec<OsString>) -> Result<ExitCode> {
     }
     files.sort();
     let home = store::home();
-    let max = store::max_bytes_from_env().unwrap_or(store::DEFAULT_MAX_BYTES);
+    let max = crate::config::get().store_max_bytes();
     let raw_store = Store::new(home.clone(), max);
     let since_ms = cutoff
         .map_or(i64::MIN, |t| t.duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_millis() as i64));

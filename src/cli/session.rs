@@ -71,7 +71,7 @@ pub(crate) fn run(args: Vec<OsString>) -> Result<ExitCode> {
         opts.synonyms =
             Some(strip::parse_synonyms(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?);
     }
-    let mut settings = super::settings_from_env()?;
+    let mut settings = super::settings();
     // The compacted text is read by a model: the short receipt, counted.
     settings.receipt = ReceiptForm::Short;
     opts.encoding = settings.encoding;
@@ -169,7 +169,7 @@ struct ResultStore {
 
 impl ResultStore {
     fn new(settings: Settings) -> ResultStore {
-        let max = store::max_bytes_from_env().unwrap_or(store::DEFAULT_MAX_BYTES);
+        let max = crate::config::get().store_max_bytes();
         ResultStore {
             store: Store::new(store::home(), max),
             settings,
