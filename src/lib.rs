@@ -10,6 +10,7 @@
 //! - `shim`: real-tool resolution, the compress/passthrough policy, the child.
 //! - `jq`: jq programs (jaq) over a stored raw output, for `show --jq`.
 //! - `store`, `history`: the raw object store and the SQLite call log.
+//! - `share`: `objects push|pull` through git (LFS or refs), lazy fetch in `show`.
 //! - `budget`, `view`: the stdout budget and the views printed above it.
 //! - `homefs`: the one way to write under the home (no symlink followed).
 //! - `typed`: the typed result of a capture (status, counts, findings).
@@ -30,6 +31,7 @@ pub mod homefs;
 pub mod jq;
 pub mod json;
 pub mod pipeline;
+pub mod share;
 pub mod shim;
 pub mod store;
 pub mod text;

@@ -11,6 +11,7 @@ mod hook;
 mod init;
 mod inspect;
 mod install;
+mod objects;
 mod recall;
 mod run;
 mod session;
@@ -42,6 +43,9 @@ usage:
                                         the call's stored typed result (status, counts, findings)
   tokensieve show ID [--slurp] --jq FILTER
                                         a jq program over it (compact, within the budget)
+  tokensieve objects push|pull [REMOTE] [--backend lfs|git-ref|auto]
+                                        share raw outputs through the git remote (Git LFS
+                                        or refs/tokensieve/*); show ID then fetches lazily
   tokensieve gain [--since 24h|7d|all] [--json]
                                         recorded savings per command
   tokensieve gain --markdown [--since-ref main]
@@ -115,8 +119,9 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
 
 fn run(args: Vec<OsString>) -> Result<ExitCode> {
     // A bad variable or settings file must not cost a pipeline its output
-    // (`aws ... | tokensieve`): one warning each, and the next source down.
-    let mut global = Global { settings: settings(), ..Global::default() };
+    // (`aws ... | tokensieve`): one warning each (printed once the
+    // subcommand is known), and the next source down.
+    let mut global = Global { settings: crate::config::get().settings(), ..Global::default() };
     let mut parser = lexopt::Parser::from_args(args);
     let mut positional: Vec<OsString> = Vec::new();
     let mut stage: Option<String> = None;
@@ -184,6 +189,7 @@ fn run(args: Vec<OsString>) -> Result<ExitCode> {
     if matches!(sub, "decode" | "help") && positional.len() > 1 {
         bail!("unexpected argument '{}' ({sub} takes none)", positional[1].to_string_lossy());
     }
+    crate::config::warn();
     match sub {
         "help" => {
             println!("{HELP}");
@@ -242,6 +248,7 @@ const RAW_SUBCOMMANDS: &[&str] = &[
     "config",
     "trust",
     "filter",
+    "objects",
     "discover",
     "session",
 ];
@@ -249,6 +256,12 @@ const RAW_SUBCOMMANDS: &[&str] = &[
 fn raw_subcommand(sub: &str, mut rest: Vec<OsString>, global: &Global) -> Result<ExitCode> {
     if rest.first().is_some_and(|a| a == "--") {
         rest.remove(0);
+    }
+    // A hook answers an agent on stdout; what it prints on stderr may reach
+    // the person: settings warnings are for the commands that deliver output.
+    // (`trust` would only say the file it is trusting is not trusted yet.)
+    if !matches!(sub, "hook" | "trust") {
+        crate::config::warn();
     }
     match sub {
         "run" => run::run(rest, global),
@@ -260,6 +273,7 @@ fn raw_subcommand(sub: &str, mut rest: Vec<OsString>, global: &Global) -> Result
         "config" => settings::config(rest),
         "trust" => settings::trust(rest),
         "filter" => filter_test::run(rest),
+        "objects" => objects::run(rest),
         "discover" => discover::run(rest),
         "session" => session::run(rest),
         _ => doctor::run(rest),
