@@ -1,6 +1,7 @@
 //! The `tokensieve` command line: argument parsing and dispatch. Each
 //! subcommand lives in its own file; parsing never does work.
 
+mod discover;
 mod doctor;
 mod fetch;
 mod filter;
@@ -13,6 +14,7 @@ mod install;
 mod objects;
 mod recall;
 mod run;
+mod session;
 mod settings;
 mod show;
 
@@ -62,6 +64,12 @@ usage:
   tokensieve trust [FILE]               let a project's .tokensieve.toml define filters
   tokensieve filter test [FILE|DIR]     run the inline tests of [[filter]]s
   tokensieve filter try FILE --cmd CMD  what a draft filter makes of a capture (stdin)
+  tokensieve discover [--since 7d] [--json] [PATH...]
+                                        shell commands in agent session logs, and what
+                                        tokensieve saved or would have saved on each tool
+  tokensieve session compact [OPTIONS] < in.jsonl > out.jsonl
+                                        a transcript with fewer tokens (seed 003's transforms;
+                                        --tool-results: outputs through the pipeline, raw stored)
   tokensieve help | --help | --version
 
 options:
@@ -241,6 +249,8 @@ const RAW_SUBCOMMANDS: &[&str] = &[
     "trust",
     "filter",
     "objects",
+    "discover",
+    "session",
 ];
 
 fn raw_subcommand(sub: &str, mut rest: Vec<OsString>, global: &Global) -> Result<ExitCode> {
@@ -264,6 +274,8 @@ fn raw_subcommand(sub: &str, mut rest: Vec<OsString>, global: &Global) -> Result
         "trust" => settings::trust(rest),
         "filter" => filter_test::run(rest),
         "objects" => objects::run(rest),
+        "discover" => discover::run(rest),
+        "session" => session::run(rest),
         _ => doctor::run(rest),
     }
 }
