@@ -59,61 +59,65 @@ impl Filter for Maven {
         if !lines.iter().any(|l| l.starts_with("[INFO] ") || l.starts_with("[ERROR] ")) {
             return None;
         }
-        let mut out: Vec<String> = Vec::new();
-        let mut progress = 0usize;
-        // what the failure trailer may repeat: earlier lines, `[ERROR] ` aside
-        let mut seen: HashSet<&str> = HashSet::new();
-        let mut trailer = false;
-        let mut repeats: Vec<usize> = Vec::new();
-        let mut repeat_at: Option<usize> = None;
-        let mut library_frames = 0usize;
-        for (i, line) in lines.iter().enumerate() {
-            let body = line.strip_prefix("[ERROR] ").unwrap_or(line);
-            if line.starts_with(FAILED_GOAL) {
-                trailer = true;
-                out.push(line.to_string());
-                repeat_at = Some(out.len());
-                continue;
-            }
-            if trailer && line.starts_with("[ERROR]") && (HELP.is_match(line) || seen.contains(body.trim())) {
-                repeats.push(i);
-                continue;
-            }
-            if PROGRESS.is_match(line) {
-                progress += 1;
-                continue;
-            }
-            if line.trim().is_empty() {
-                continue;
-            }
-            // a test's stack: the JVM's, JUnit's and Surefire's frames counted
-            if ledger::frame_of(line) == Some(false) {
-                library_frames += 1;
-                continue;
-            }
-            flush_frames(&mut out, &mut library_frames);
-            seen.insert(body.trim());
+        // no command can show the trailer's repeats: they stay where they were
+        render(&lines, Some(src)).or_else(|| render(&lines, None))
+    }
+}
+
+/// The rendering; with `src`, the failure trailer's repeats go behind a
+/// count line (`None` when no count line can be given for them).
+fn render(lines: &[&str], src: Option<&Source>) -> Option<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut progress = 0usize;
+    // what the failure trailer may repeat: earlier lines, `[ERROR] ` aside
+    let mut seen: HashSet<&str> = HashSet::new();
+    let mut trailer = false;
+    let mut repeats: Vec<usize> = Vec::new();
+    let mut repeat_at: Option<usize> = None;
+    let mut library_frames = 0usize;
+    for (i, line) in lines.iter().enumerate() {
+        let body = line.strip_prefix("[ERROR] ").unwrap_or(line);
+        if src.is_some() && line.starts_with(FAILED_GOAL) {
+            trailer = true;
             out.push(line.to_string());
+            repeat_at = Some(out.len());
+            continue;
+        }
+        if trailer && line.starts_with("[ERROR]") && (HELP.is_match(line) || seen.contains(body.trim())) {
+            repeats.push(i);
+            continue;
+        }
+        if PROGRESS.is_match(line) {
+            progress += 1;
+            continue;
+        }
+        if line.trim().is_empty() {
+            continue;
+        }
+        // a test's stack: the JVM's, JUnit's and Surefire's frames counted
+        if ledger::frame_of(line) == Some(false) {
+            library_frames += 1;
+            continue;
         }
         flush_frames(&mut out, &mut library_frames);
-        if !repeats.is_empty() {
-            // `[ERROR]`, or `[` + colour + `ERROR` when Maven coloured it
-            match guard::count_line(src, r"^\[\S*ERROR", &repeats) {
-                Some(count) => out.insert(
-                    repeat_at.unwrap_or(out.len()),
-                    format!("(the errors above again and Maven's help links {count})"),
-                ),
-                None => {
-                    // no command can show them: they stay where they were
-                    return self.summarize_keeping_trailer(&lines, progress);
-                }
-            }
-        }
-        if progress > 0 {
-            out.push(format!("({progress} lines of Maven progress not shown)"));
-        }
-        Some(out.join("\n") + "\n")
+        seen.insert(body.trim());
+        out.push(line.to_string());
     }
+    flush_frames(&mut out, &mut library_frames);
+    if let Some(src) = src
+        && !repeats.is_empty()
+    {
+        // `[ERROR]`, or `[` + colour + `ERROR` when Maven coloured it
+        let count = guard::count_line(src, r"^\[\S*ERROR", &repeats)?;
+        out.insert(
+            repeat_at.unwrap_or(out.len()),
+            format!("(the errors above again and Maven's help links {count})"),
+        );
+    }
+    if progress > 0 {
+        out.push(format!("({progress} lines of Maven progress not shown)"));
+    }
+    Some(out.join("\n") + "\n")
 }
 
 /// A run of library frames becomes one count line where it stood.
@@ -121,27 +125,6 @@ fn flush_frames(out: &mut Vec<String>, n: &mut usize) {
     if *n > 0 {
         out.push(format!("\t… {n} library frames"));
         *n = 0;
-    }
-}
-
-impl Maven {
-    /// Progress dropped, every other line as printed.
-    fn summarize_keeping_trailer(&self, lines: &[&str], progress: usize) -> Option<String> {
-        let mut out: Vec<String> = Vec::new();
-        let mut library_frames = 0usize;
-        for line in lines.iter().filter(|l| !PROGRESS.is_match(l) && !l.trim().is_empty()) {
-            if ledger::frame_of(line) == Some(false) {
-                library_frames += 1;
-            } else {
-                flush_frames(&mut out, &mut library_frames);
-                out.push(line.to_string());
-            }
-        }
-        flush_frames(&mut out, &mut library_frames);
-        if progress > 0 {
-            out.push(format!("({progress} lines of Maven progress not shown)"));
-        }
-        Some(out.join("\n") + "\n")
     }
 }
 
