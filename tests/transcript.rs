@@ -18,19 +18,7 @@ use tokensieve::transcript::spans::{self, Node};
 use tokensieve::transcript::{Line, compact, events};
 
 fn sessions() -> Vec<PathBuf> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for e in fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                walk(&p, out);
-            } else if p.extension().is_some_and(|x| x == "jsonl") {
-                out.push(p);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/sessions"), &mut out);
-    out.sort();
+    let out = common::files_under(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/sessions"), "jsonl");
     assert!(out.len() >= 15, "{out:?}");
     out
 }
