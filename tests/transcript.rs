@@ -351,3 +351,45 @@ fn saved_by(stderr: &[u8]) -> u64 {
     let receipt = tiktoken_rs::cl100k_base_singleton().encode_ordinary(&format!("{line}\n")).len() as u64;
     original - compressed - receipt
 }
+
+/// A line that is not JSON is reported and kept, a line far over 64 KB
+/// reads whole, signed thinking stays unless asked, and then the stats say
+/// the session can no longer be resumed.
+#[test]
+fn malformed_and_huge_lines_are_kept_and_signed_thinking_is_only_stripped_on_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = "word  ".repeat(40_000); // 240 KB of assistant text, double spaces
+    let signed = r#"{"type":"assistant","message":{"content":[{"type":"thinking","thinking":"I think the fix is here","signature":"EsQCsig"}]}}"#;
+    let input = format!(
+        "{signed}\nnot json {{\n{{\"type\":\"assistant\",\"message\":{{\"content\":[{{\"type\":\"text\",\"text\":\"{big}\"}}]}}}}\n"
+    );
+    let stats = dir.path().join("stats.json");
+    let run = |args: &[&str]| {
+        let mut cmd = tokensieve_in(dir.path());
+        cmd.args(["session", "compact"]).args(args).arg("--stats-json").arg(&stats);
+        let out = output_with_stdin(&mut cmd, input.as_bytes());
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let s: Value = serde_json::from_slice(&fs::read(&stats).unwrap()).unwrap();
+        (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap(), s)
+    };
+    let (out, err, s) = run(&[]);
+    let lines: Vec<&str> = out.split_inclusive('\n').collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[0], format!("{signed}\n"));
+    assert_eq!(lines[1], "not json {\n");
+    assert!(err.contains("line 2: not a transcript entry (kept as it is)"), "{err}");
+    assert_eq!(s["malformed_lines"], serde_json::json!([2]));
+    let text: Value = serde_json::from_str(lines[2]).unwrap();
+    assert_eq!(text["message"]["content"][0]["text"].as_str().unwrap(), "word ".repeat(40_000).trim_end());
+    assert_eq!(
+        (s["resumable"].as_bool(), s["transforms"]["signed_thinking_kept"].as_u64()),
+        (Some(true), Some(1))
+    );
+
+    let (out, _, s) = run(&["--strip-signed-thinking"]);
+    let first: Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+    assert_eq!(first["message"]["content"][0]["thinking"], "");
+    assert_eq!(first["message"]["content"][0]["signature"], "EsQCsig");
+    assert_eq!(s["resumable"], false);
+    assert_eq!(s["transforms"]["signed_thinking_stripped"], 1);
+}
