@@ -22,7 +22,7 @@ use serde_json::Value;
 use crate::auditor::Shape;
 use crate::budget;
 use crate::json::literal::Seg;
-use crate::json::{outline, reduce};
+use crate::json::{flatten, outline, reduce};
 use crate::pipeline::{Rendered, Settings};
 
 use paths::Detail;
@@ -242,6 +242,15 @@ pub fn json(prep: Prep, reduced: &Value, raw: &[u8], settings: &Settings) -> Ren
         .iter()
         .all(|c| at(reduced, &c.path).and_then(Value::as_array).is_some_and(|a| a.len() == c.len));
     let original = if same_rows { None } else { crate::json::parse(raw) };
+    // Each cut table's header names every column of its array, not only
+    // those of the rows shown (columns as the reduced document has them).
+    let wide: Vec<outline::Wide> = found
+        .iter()
+        .filter_map(|c| {
+            let items = at(reduced, &c.path)?.as_array()?;
+            Some((c.path.clone(), flatten::columns(items)))
+        })
+        .collect();
     let most = found.iter().map(|c| c.len).max().unwrap_or(0);
     let total: usize = found.iter().map(|c| c.len).sum();
 
@@ -251,13 +260,11 @@ pub fn json(prep: Prep, reduced: &Value, raw: &[u8], settings: &Settings) -> Ren
         for (cut, rows) in &plan {
             notes.push(rows_note(cut, rows, &jq));
         }
-        let body = match &original {
-            None => outline::encode(&slice(reduced, &mut Vec::new(), &plan), outline::Tuning::default()),
-            Some(doc) => outline::encode(
-                &reduce(slice(doc, &mut Vec::new(), &plan), settings),
-                outline::Tuning::default(),
-            ),
+        let cut = match &original {
+            None => slice(reduced, &mut Vec::new(), &plan),
+            Some(doc) => reduce(slice(doc, &mut Vec::new(), &plan), settings),
         };
+        let body = outline::encode_wide(&cut, outline::Tuning::default(), &wide);
         let shown = plan.iter().map(|(_, r)| r.len()).sum();
         let mut text = head.join("\n");
         text.push('\n');
