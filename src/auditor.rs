@@ -38,13 +38,10 @@ impl Encoding {
         }
     }
 
-    /// From `TOKENSIEVE_TOKENIZER`, defaulting to cl100k.
-    pub fn from_env() -> Result<Encoding> {
-        match std::env::var("TOKENSIEVE_TOKENIZER") {
-            Ok(v) if !v.trim().is_empty() => {
-                Encoding::parse(&v).map_err(|e| anyhow::anyhow!("TOKENSIEVE_TOKENIZER: {e}"))
-            }
-            _ => Ok(Encoding::Cl100k),
+    pub fn name(self) -> &'static str {
+        match self {
+            Encoding::Cl100k => "cl100k",
+            Encoding::O200k => "o200k",
         }
     }
 

@@ -19,32 +19,36 @@ const HARNESS_DEFAULT: usize = 30_000;
 /// line or two, a few rows).
 pub const MIN: usize = 2_000;
 
-/// The budget from the environment: `TOKENSIEVE_BUDGET=N|off` first, else
-/// `BASH_MAX_OUTPUT_LENGTH` (the harness's own cap) scaled to leave the same
-/// room as the default, else `DEFAULT`. `None`: no budget.
-pub fn from_env() -> Result<Option<usize>> {
-    from_vars(
-        std::env::var("TOKENSIEVE_BUDGET").ok().as_deref(),
-        std::env::var("BASH_MAX_OUTPUT_LENGTH").ok().as_deref(),
-    )
+/// A budget setting's value (`crate::config`: `TOKENSIEVE_BUDGET`, or
+/// `budget` in a settings file): a number of characters (at least `MIN`) or
+/// `off` (`None`).
+pub fn parse(v: &str) -> Result<Option<usize>> {
+    let v = v.trim();
+    if v.eq_ignore_ascii_case("off") {
+        return Ok(None);
+    }
+    let Ok(n) = v.parse::<usize>() else { bail!("must be a number of characters or 'off', got '{v}'") };
+    Ok(Some(n.max(MIN)))
 }
 
-fn from_vars(ours: Option<&str>, harness: Option<&str>) -> Result<Option<usize>> {
-    if let Some(v) = ours.map(str::trim).filter(|v| !v.is_empty()) {
-        if v.eq_ignore_ascii_case("off") {
-            return Ok(None);
-        }
-        let Ok(n) = v.parse::<usize>() else {
-            bail!("TOKENSIEVE_BUDGET must be a number of characters or 'off', got '{v}'")
-        };
-        return Ok(Some(n.max(MIN)));
-    }
+/// The budget when nothing sets it: `BASH_MAX_OUTPUT_LENGTH` (the
+/// harness's own cap) scaled to leave the same room as the default, else
+/// `DEFAULT`.
+pub fn harness_default(harness: Option<&str>) -> Option<usize> {
     // The harness's variable is not ours to reject: a value we cannot read
     // leaves the default.
     if let Some(n) = harness.and_then(|v| v.trim().parse::<usize>().ok()).filter(|n| *n > 0) {
-        return Ok(Some((n.saturating_mul(DEFAULT) / HARNESS_DEFAULT).max(MIN)));
+        return Some((n.saturating_mul(DEFAULT) / HARNESS_DEFAULT).max(MIN));
     }
-    Ok(Some(DEFAULT))
+    Some(DEFAULT)
+}
+
+#[cfg(test)]
+fn from_vars(ours: Option<&str>, harness: Option<&str>) -> Result<Option<usize>> {
+    match ours.filter(|v| !v.trim().is_empty()) {
+        Some(v) => parse(v),
+        None => Ok(harness_default(harness)),
+    }
 }
 
 /// Characters as the budget counts them (Unicode scalar values).

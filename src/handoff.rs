@@ -27,11 +27,7 @@ pub fn deliver(
     started: Instant,
 ) -> io::Result<Receipt> {
     let mut warnings: Vec<String> = Vec::new();
-    let max_bytes = store::max_bytes_from_env().unwrap_or_else(|e| {
-        warnings.push(format!("{e:#}; using the default cap"));
-        store::DEFAULT_MAX_BYTES
-    });
-    let raw_store = Store::new(store::home(), max_bytes);
+    let raw_store = Store::new(store::home(), crate::config::get().store_max_bytes());
     // Known before rendering, so a text summary can point at the full output.
     let plan_started = Instant::now();
     let planned = raw_store.plan(raw);

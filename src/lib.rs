@@ -13,12 +13,15 @@
 //! - `budget`, `view`: the stdout budget and the views printed above it.
 //! - `homefs`: the one way to write under the home (no symlink followed).
 //! - `cli`: the `tokensieve` subcommands.
+//! - `config`: every setting (environment > project file > user file >
+//!   default) in one place; `userfilter`: the `[[filter]]`s those files define.
 //! - `agents`: each agent's own setting that puts the shims on its shell's PATH.
 
 pub mod agents;
 pub mod auditor;
 pub mod budget;
 pub mod cli;
+pub mod config;
 pub mod handoff;
 pub mod history;
 pub mod homefs;
@@ -28,6 +31,7 @@ pub mod pipeline;
 pub mod shim;
 pub mod store;
 pub mod text;
+pub mod userfilter;
 pub mod view;
 
 use std::ffi::OsString;

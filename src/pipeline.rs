@@ -17,8 +17,12 @@ pub struct Hint {
 #[derive(Clone, Debug)]
 pub struct Settings {
     pub encoding: Encoding,
-    /// The seed's value-only dedup and epoch deletion instead of our defaults.
-    pub aggressive: bool,
+    /// How repeated JSON values are removed (`--aggressive`: the seed's
+    /// value-only rule).
+    pub dedup: Dedup,
+    /// Epoch-ms values under time-like keys; `None`: ISO-8601, or deleted
+    /// under the aggressive dedup.
+    pub epoch: Option<Epoch>,
     /// Text above this many chars gets the large-output summary.
     pub text_threshold: usize,
     /// Where the raw bytes of this call are kept (set by the handoff when the
@@ -36,19 +40,89 @@ pub struct Settings {
     /// Characters of stdout the agent's harness shows whole (`crate::budget`);
     /// a longer rendering becomes a view. `None`: no limit.
     pub budget: Option<usize>,
+    /// The user's `[[filter]]`s (`crate::userfilter`), tried before the
+    /// built-in text filters.
+    pub user_filters: std::sync::Arc<[crate::userfilter::UserFilter]>,
+}
+
+/// The JSON deduper's rule (`crate::json::deduper`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Dedup {
+    /// A string field dropped when an ancestor holds it under the same key.
+    #[default]
+    Default,
+    /// Seed 000's value-only rule.
+    Aggressive,
+    Off,
+}
+
+impl Dedup {
+    pub fn parse(v: &str) -> anyhow::Result<Dedup> {
+        match v.trim() {
+            "default" => Ok(Dedup::Default),
+            "aggressive" => Ok(Dedup::Aggressive),
+            "off" => Ok(Dedup::Off),
+            other => anyhow::bail!("must be default, aggressive or off, got '{other}'"),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Dedup::Default => "default",
+            Dedup::Aggressive => "aggressive",
+            Dedup::Off => "off",
+        }
+    }
+}
+
+/// What becomes of epoch-millisecond integers under time-like keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Epoch {
+    /// Written as ISO-8601 UTC.
+    Iso,
+    Keep,
+    Drop,
+}
+
+impl Epoch {
+    pub fn parse(v: &str) -> anyhow::Result<Epoch> {
+        match v.trim() {
+            "iso" => Ok(Epoch::Iso),
+            "keep" => Ok(Epoch::Keep),
+            "drop" => Ok(Epoch::Drop),
+            other => anyhow::bail!("must be iso, keep, drop or auto, got '{other}'"),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Epoch::Iso => "iso",
+            Epoch::Keep => "keep",
+            Epoch::Drop => "drop",
+        }
+    }
+}
+
+impl Settings {
+    /// The epoch rule in force.
+    pub fn epoch(&self) -> Epoch {
+        self.epoch.unwrap_or(if self.dedup == Dedup::Aggressive { Epoch::Drop } else { Epoch::Iso })
+    }
 }
 
 impl Default for Settings {
     fn default() -> Self {
         Settings {
             encoding: Encoding::Cl100k,
-            aggressive: false,
+            dedup: Dedup::Default,
+            epoch: None,
             text_threshold: 4000,
             raw_note: None,
             excerpt: None,
             receipt: ReceiptForm::Long,
             raw_id: None,
             budget: None,
+            user_filters: std::sync::Arc::from(Vec::new()),
         }
     }
 }

@@ -76,14 +76,6 @@ pub fn parse_size(s: &str) -> Result<u64> {
     n.checked_mul(mult).with_context(|| format!("'{s}' is too large"))
 }
 
-/// The cap from `TOKENSIEVE_STORE_MAX_BYTES`, or the default.
-pub fn max_bytes_from_env() -> Result<u64> {
-    match std::env::var("TOKENSIEVE_STORE_MAX_BYTES") {
-        Ok(v) if !v.trim().is_empty() => parse_size(&v).context("TOKENSIEVE_STORE_MAX_BYTES"),
-        _ => Ok(DEFAULT_MAX_BYTES),
-    }
-}
-
 /// Full lowercase hex sha256 of `bytes`.
 pub fn hash_hex(bytes: &[u8]) -> String {
     hex_of(&Sha256::digest(bytes))

@@ -5,7 +5,7 @@
 use proptest::prelude::*;
 use serde_json::{Map, Number, Value};
 use tokensieve::json::{decode::decode, reduce, router};
-use tokensieve::pipeline::Settings;
+use tokensieve::pipeline::{Dedup, Settings};
 
 fn nasty_string() -> impl Strategy<Value = String> {
     prop_oneof![
@@ -99,7 +99,8 @@ proptest! {
 
     #[test]
     fn every_candidate_decodes_to_the_deduped_document(doc in json(), aggressive in any::<bool>()) {
-        let settings = Settings { aggressive, ..Settings::default() };
+        let dedup = if aggressive { Dedup::Aggressive } else { Dedup::Default };
+        let settings = Settings { dedup, ..Settings::default() };
         let reduced = reduce(doc, &settings);
         for cand in router::candidates(&reduced) {
             let back = decode(&cand.text);

@@ -421,7 +421,7 @@ fn the_harness_cap_sets_the_budget() {
     let out = run(home.path(), &[], &[("TOKENSIEVE_BUDGET", "lots")], &raw);
     assert_eq!(out.status.code(), Some(0));
     assert!(!out.stdout.is_empty());
-    assert!(String::from_utf8(out.stderr).unwrap().contains("warning: TOKENSIEVE_BUDGET must be"));
+    assert!(String::from_utf8(out.stderr).unwrap().contains("warning: TOKENSIEVE_BUDGET: must be"));
 }
 
 /// A service's JSON-lines log: thousands of requests, one error among them.

@@ -4,12 +4,14 @@
 mod doctor;
 mod fetch;
 mod filter;
+mod filter_test;
 mod gain;
 mod hook;
 mod init;
 mod inspect;
 mod install;
 mod run;
+mod settings;
 mod show;
 
 use std::ffi::OsString;
@@ -18,8 +20,8 @@ use std::process::ExitCode;
 use anyhow::{Result, bail};
 use lexopt::prelude::*;
 
-use crate::auditor::{Encoding, ReceiptForm};
-use crate::pipeline::Settings;
+use crate::auditor::Encoding;
+use crate::pipeline::{Dedup, Settings};
 
 const HELP: &str = "\
 tokensieve: compact, lossless-on-demand views of CLI output for AI agents
@@ -42,6 +44,10 @@ usage:
   tokensieve init [AGENT] [--uninstall] make AGENT's shell find the shims (claude, codex,
                                         gemini, cursor, opencode, copilot)
   tokensieve hook gemini|cursor         the hook `init` installs there (JSON on stdin)
+  tokensieve config show | config path  every setting, its value and where it comes from
+  tokensieve trust [FILE]               let a project's .tokensieve.toml define filters
+  tokensieve filter test [FILE|DIR]     run the inline tests of [[filter]]s
+  tokensieve filter try FILE --cmd CMD  what a draft filter makes of a capture (stdin)
   tokensieve help | --help | --version
 
 options:
@@ -52,6 +58,9 @@ options:
 
 Called through a symlink named after a tool (aws, kubectl, gh, ...), it runs
 the real tool and compresses its stdout when an agent reads it.
+
+Settings: environment > .tokensieve.toml (here or above) > ~/.tokensieve/config.toml
+> defaults; each variable below is also a key in those files (`config show`).
 
 shim environment:
   TOKENSIEVE=on|off             compress as if an agent ran us / never compress
@@ -84,13 +93,9 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
 }
 
 fn run(args: Vec<OsString>) -> Result<ExitCode> {
-    // A bad TOKENSIEVE_* variable must not cost a pipeline its output (`aws
-    // ... | tokensieve`): one warning, and the defaults, as in the shim.
-    let settings = settings_from_env().unwrap_or_else(|e| {
-        eprintln!("tokensieve: warning: {e:#}; using the defaults");
-        Settings::default()
-    });
-    let mut global = Global { settings, ..Global::default() };
+    // A bad variable or settings file must not cost a pipeline its output
+    // (`aws ... | tokensieve`): one warning each, and the next source down.
+    let mut global = Global { settings: settings(), ..Global::default() };
     let mut parser = lexopt::Parser::from_args(args);
     let mut positional: Vec<OsString> = Vec::new();
     let mut stage: Option<String> = None;
@@ -114,7 +119,7 @@ fn run(args: Vec<OsString>) -> Result<ExitCode> {
                 return Ok(ExitCode::SUCCESS);
             }
             Long("tokenizer") => global.settings.encoding = Encoding::parse(&text(&mut parser)?)?,
-            Long("aggressive") => global.settings.aggressive = true,
+            Long("aggressive") => global.settings.dedup = Dedup::Aggressive,
             Long("cmd") => global.cmd = Some(text(&mut parser)?),
             Long("exit") => global.exit = parser.value()?.parse()?,
             Long("stage") => stage = Some(text(&mut parser)?),
@@ -177,7 +182,8 @@ fn text(parser: &mut lexopt::Parser) -> Result<String> {
 
 /// Subcommands that take the rest of the command line as it is (commands,
 /// tool names): options after them are not ours.
-const RAW_SUBCOMMANDS: &[&str] = &["run", "fetch", "install", "uninstall", "doctor", "init", "hook"];
+const RAW_SUBCOMMANDS: &[&str] =
+    &["run", "fetch", "install", "uninstall", "doctor", "init", "hook", "config", "trust", "filter"];
 
 fn raw_subcommand(sub: &str, mut rest: Vec<OsString>, global: &Global) -> Result<ExitCode> {
     if rest.first().is_some_and(|a| a == "--") {
@@ -190,35 +196,16 @@ fn raw_subcommand(sub: &str, mut rest: Vec<OsString>, global: &Global) -> Result
         "uninstall" => install::uninstall(rest),
         "init" => init::run(rest),
         "hook" => hook::run(rest),
+        "config" => settings::config(rest),
+        "trust" => settings::trust(rest),
+        "filter" => filter_test::run(rest),
         _ => doctor::run(rest),
     }
 }
 
-/// Settings from `TOKENSIEVE_*` variables (the shim uses them too).
-pub(crate) fn settings_from_env() -> Result<Settings> {
-    let mut s = Settings {
-        encoding: Encoding::from_env()?,
-        budget: crate::budget::from_env()?,
-        receipt: receipt_form()?,
-        ..Settings::default()
-    };
-    if let Ok(v) = std::env::var("TOKENSIEVE_TEXT_THRESHOLD") {
-        s.text_threshold = v
-            .trim()
-            .parse()
-            .map_err(|_| anyhow::anyhow!("TOKENSIEVE_TEXT_THRESHOLD must be a number, got '{v}'"))?;
-    }
-    Ok(s)
-}
-
-/// `TOKENSIEVE_RECEIPT=short|long`; by default short when an agent runs us
-/// (it pays for every token of stderr too), long for a person.
-fn receipt_form() -> Result<ReceiptForm> {
-    match std::env::var("TOKENSIEVE_RECEIPT").as_deref().map(str::trim) {
-        Ok("short") => Ok(ReceiptForm::Short),
-        Ok("long") => Ok(ReceiptForm::Long),
-        Ok("") | Err(_) if crate::shim::policy::agent_marker_present() => Ok(ReceiptForm::Short),
-        Ok("") | Err(_) => Ok(ReceiptForm::Long),
-        Ok(other) => bail!("TOKENSIEVE_RECEIPT must be short or long, got '{other}'"),
-    }
+/// The settings from the environment and the settings files
+/// (`crate::config`), their warnings printed once (the shim uses them too).
+pub(crate) fn settings() -> Settings {
+    crate::config::warn();
+    crate::config::get().settings()
 }

@@ -113,7 +113,7 @@ pub(crate) fn select_lines(raw: &[u8], range: Option<LineRange>) -> impl Iterato
 
 pub(crate) fn run(args: &Args, global: &Global) -> Result<ExitCode> {
     let home = store::home();
-    let raw_store = Store::new(home.clone(), store::max_bytes_from_env().unwrap_or(store::DEFAULT_MAX_BYTES));
+    let raw_store = Store::new(home.clone(), crate::config::get().store_max_bytes());
     let (hex, path) = match raw_store.find(&args.id)? {
         Lookup::Found { hex, path } => (hex, path),
         Lookup::Ambiguous(n) => {

@@ -20,19 +20,28 @@ use std::collections::HashSet;
 use serde_json::{Map, Value};
 
 use super::sieve::sieve;
+use crate::pipeline::{Dedup, Epoch};
 
-/// Runs the deduper; `aggressive` selects seed 000's value-only rule.
-pub fn dedup(mut value: Value, aggressive: bool) -> Value {
-    let out = if aggressive {
-        match value {
+/// Runs the deduper with `mode` (`Aggressive`: seed 000's value-only rule)
+/// and `epoch` for epoch-ms values under time-like keys.
+pub fn dedup(mut value: Value, mode: Dedup, epoch: Epoch) -> Value {
+    let out = match mode {
+        Dedup::Aggressive => match value {
             Value::Array(items) => {
-                Value::Array(items.into_iter().map(|v| seed_walk(v, &mut HashSet::new())).collect())
+                Value::Array(items.into_iter().map(|v| seed_walk(v, &mut HashSet::new(), epoch)).collect())
             }
-            other => seed_walk(other, &mut HashSet::new()),
+            other => seed_walk(other, &mut HashSet::new(), epoch),
+        },
+        Dedup::Default => {
+            key_walk(&mut value, &mut Vec::new(), epoch);
+            value
         }
-    } else {
-        key_walk(&mut value, &mut Vec::new());
-        value
+        Dedup::Off => {
+            if epoch != Epoch::Keep {
+                epochs_only(&mut value, epoch);
+            }
+            return value;
+        }
     };
     // Dropping fields can empty an object: prune again, keeping the root.
     sieve(out)
@@ -45,7 +54,7 @@ fn norm_key(key: &str) -> String {
 
 /// Default rule, in place (no map is rebuilt). `ancestors` holds
 /// (normalised key, value) of every string field of the enclosing objects.
-fn key_walk(value: &mut Value, ancestors: &mut Vec<(String, String)>) {
+fn key_walk(value: &mut Value, ancestors: &mut Vec<(String, String)>, epoch: Epoch) {
     match value {
         Value::Object(map) => {
             let mark = ancestors.len();
@@ -54,7 +63,9 @@ fn key_walk(value: &mut Value, ancestors: &mut Vec<(String, String)>) {
             let has_children = map.values().any(|v| v.is_object() || v.is_array());
             let mut own = Vec::new();
             map.retain(|k, v| {
-                epoch_to_iso(k, v);
+                if !apply_epoch(k, v, epoch) {
+                    return false;
+                }
                 if let Value::String(s) = v
                     && (mark > 0 || has_children)
                 {
@@ -75,17 +86,17 @@ fn key_walk(value: &mut Value, ancestors: &mut Vec<(String, String)>) {
             });
             ancestors.extend(own);
             for v in map.values_mut() {
-                key_walk(v, ancestors);
+                key_walk(v, ancestors, epoch);
             }
             ancestors.truncate(mark);
         }
-        Value::Array(items) => items.iter_mut().for_each(|v| key_walk(v, ancestors)),
+        Value::Array(items) => items.iter_mut().for_each(|v| key_walk(v, ancestors, epoch)),
         _ => {}
     }
 }
 
 /// Seed 000's value-only rule with its scoping.
-fn seed_walk(value: Value, seen: &mut HashSet<String>) -> Value {
+fn seed_walk(value: Value, seen: &mut HashSet<String>, epoch: Epoch) -> Value {
     match value {
         Value::Object(map) => {
             let mut out = Map::new();
@@ -94,9 +105,13 @@ fn seed_walk(value: Value, seen: &mut HashSet<String>) -> Value {
                 match v {
                     Value::Array(items) => arrays.push((k, items)),
                     Value::Object(_) => {
-                        out.insert(k, seed_walk(v, seen));
+                        out.insert(k, seed_walk(v, seen, epoch));
                     }
-                    Value::Number(n) if is_epoch_ms(&n) => {}
+                    // The seed deletes every epoch-ms value, whatever its key.
+                    Value::Number(n) if is_epoch_ms(&n) && epoch == Epoch::Drop => {}
+                    Value::Number(n) if is_epoch_ms(&n) && epoch == Epoch::Iso && is_time_key(&k) => {
+                        out.insert(k.clone(), Value::String(iso_utc(n.as_u64().unwrap_or_default())));
+                    }
                     Value::String(_) | Value::Number(_) => {
                         let text = v.to_string();
                         if seen.insert(text) {
@@ -109,13 +124,13 @@ fn seed_walk(value: Value, seen: &mut HashSet<String>) -> Value {
                 }
             }
             for (k, items) in arrays {
-                let items = items.into_iter().map(|v| seed_walk(v, &mut seen.clone())).collect();
+                let items = items.into_iter().map(|v| seed_walk(v, &mut seen.clone(), epoch)).collect();
                 out.insert(k, Value::Array(items));
             }
             Value::Object(out)
         }
         Value::Array(items) => {
-            Value::Array(items.into_iter().map(|v| seed_walk(v, &mut seen.clone())).collect())
+            Value::Array(items.into_iter().map(|v| seed_walk(v, &mut seen.clone(), epoch)).collect())
         }
         other => other,
     }
@@ -137,12 +152,30 @@ fn is_time_key(key: &str) -> bool {
         || k == "ts"
 }
 
-fn epoch_to_iso(key: &str, v: &mut Value) {
+/// The epoch rule for one field; `false`: drop the field.
+fn apply_epoch(key: &str, v: &mut Value, epoch: Epoch) -> bool {
     if let Value::Number(n) = v
         && is_epoch_ms(n)
         && is_time_key(key)
     {
-        *v = Value::String(iso_utc(n.as_u64().unwrap_or_default()));
+        match epoch {
+            Epoch::Iso => *v = Value::String(iso_utc(n.as_u64().unwrap_or_default())),
+            Epoch::Drop => return false,
+            Epoch::Keep => {}
+        }
+    }
+    true
+}
+
+/// The epoch rule alone (dedup off).
+fn epochs_only(value: &mut Value, epoch: Epoch) {
+    match value {
+        Value::Object(map) => {
+            map.retain(|k, v| apply_epoch(k, v, epoch));
+            map.values_mut().for_each(|v| epochs_only(v, epoch));
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| epochs_only(v, epoch)),
+        _ => {}
     }
 }
 
@@ -178,7 +211,10 @@ mod tests {
     fn seed_cluster_id_and_default_tags() {
         let v =
             json!({"cluster_id": "abc123", "default_tags": {"ClusterId": "abc123", "Region": "us-east-1"}});
-        assert_eq!(dedup(v, false), json!({"cluster_id": "abc123", "default_tags": {"Region": "us-east-1"}}));
+        assert_eq!(
+            dedup(v, Dedup::Default, Epoch::Iso),
+            json!({"cluster_id": "abc123", "default_tags": {"Region": "us-east-1"}})
+        );
     }
 
     #[test]
@@ -186,39 +222,42 @@ mod tests {
         let v = json!({"InstanceId": "i-1", "NetworkInterfaces": [
             {"SubnetId": "subnet-a", "NetworkInterfaceId": "eni-1"},
             {"SubnetId": "subnet-a", "NetworkInterfaceId": "eni-2"}]});
-        assert_eq!(dedup(v.clone(), false), v);
+        assert_eq!(dedup(v.clone(), Dedup::Default, Epoch::Iso), v);
     }
 
     #[test]
     fn vpc_id_registered_before_the_array_regardless_of_key_order() {
         let v = json!({"NetworkInterfaces": [{"vpc_id": "vpc-1", "SubnetId": "s"}], "VpcId": "vpc-1"});
-        assert_eq!(dedup(v, false), json!({"NetworkInterfaces": [{"SubnetId": "s"}], "VpcId": "vpc-1"}));
+        assert_eq!(
+            dedup(v, Dedup::Default, Epoch::Iso),
+            json!({"NetworkInterfaces": [{"SubnetId": "s"}], "VpcId": "vpc-1"})
+        );
     }
 
     #[test]
     fn device_name_and_root_device_name_both_kept() {
         let v = json!({"RootDeviceName": "/dev/xvda",
                        "BlockDeviceMappings": [{"DeviceName": "/dev/xvda", "Ebs": {"VolumeId": "vol-1"}}]});
-        assert_eq!(dedup(v.clone(), false), v);
+        assert_eq!(dedup(v.clone(), Dedup::Default, Epoch::Iso), v);
     }
 
     #[test]
     fn booleans_and_numbers_never_dropped() {
         let v = json!({"Enabled": true, "Port": 443, "Inner": {"Enabled": true, "Port": 443}});
-        assert_eq!(dedup(v.clone(), false), v);
+        assert_eq!(dedup(v.clone(), Dedup::Default, Epoch::Iso), v);
     }
 
     #[test]
     fn sibling_subtrees_never_drop_each_other() {
         let v = json!({"metadata": {"name": "web"}, "spec": {"containers": [{"name": "web"}]}});
-        assert_eq!(dedup(v.clone(), false), v);
+        assert_eq!(dedup(v.clone(), Dedup::Default, Epoch::Iso), v);
     }
 
     #[test]
     fn epoch_ms_under_time_key_becomes_iso() {
         let v = json!({"last_restarted_time": 1772633534144u64, "num_workers": 4, "id": 1772633534144u64});
         assert_eq!(
-            dedup(v, false),
+            dedup(v, Dedup::Default, Epoch::Iso),
             json!({"last_restarted_time": "2026-03-04T14:12:14.144Z", "num_workers": 4, "id": 1772633534144u64})
         );
     }
@@ -226,21 +265,37 @@ mod tests {
     #[test]
     fn aggressive_is_the_seed_rule() {
         let v = json!({"cluster_id": "abc123", "t": 1772633534144u64, "default_tags": {"Owner": "abc123", "Region": "r"}});
-        assert_eq!(dedup(v, true), json!({"cluster_id": "abc123", "default_tags": {"Region": "r"}}));
+        assert_eq!(
+            dedup(v, Dedup::Aggressive, Epoch::Drop),
+            json!({"cluster_id": "abc123", "default_tags": {"Region": "r"}})
+        );
         // Root array: each element has its own scope.
         let v = json!([{"region": "r"}, {"region": "r"}]);
-        assert_eq!(dedup(v.clone(), true), v);
+        assert_eq!(dedup(v.clone(), Dedup::Aggressive, Epoch::Drop), v);
     }
 
     #[test]
     fn emptied_objects_are_pruned() {
         let v = json!({"VpcId": "v", "Attachment": {"VpcId": "v"}, "keep": 1});
-        assert_eq!(dedup(v, false), json!({"VpcId": "v", "keep": 1}));
+        assert_eq!(dedup(v, Dedup::Default, Epoch::Iso), json!({"VpcId": "v", "keep": 1}));
     }
 
     #[test]
     fn iso_dates() {
         assert_eq!(iso_utc(0), "1970-01-01T00:00:00.000Z");
         assert_eq!(iso_utc(951_782_400_000), "2000-02-29T00:00:00.000Z");
+    }
+
+    #[test]
+    fn off_keeps_repeats_and_epoch_follows_its_setting() {
+        let v = json!({"cluster_id": "c", "tags": {"ClusterId": "c", "createdAt": 1700000000000u64}});
+        assert_eq!(dedup(v.clone(), Dedup::Off, Epoch::Keep), v);
+        let iso = dedup(v.clone(), Dedup::Off, Epoch::Iso);
+        assert_eq!(iso["tags"]["ClusterId"], "c");
+        assert_eq!(iso["tags"]["createdAt"], "2023-11-14T22:13:20.000Z");
+        let kept = dedup(v.clone(), Dedup::Default, Epoch::Keep);
+        assert_eq!(kept, json!({"cluster_id": "c", "tags": {"createdAt": 1700000000000u64}}));
+        let dropped = dedup(v, Dedup::Default, Epoch::Drop);
+        assert_eq!(dropped, json!({"cluster_id": "c"}));
     }
 }

@@ -23,7 +23,7 @@ use crate::pipeline::{Rendered, Settings};
 
 /// Sieve then dedup: the document every encoder receives.
 pub fn reduce(value: Value, settings: &Settings) -> Value {
-    deduper::dedup(sieve::sieve(value), settings.aggressive)
+    deduper::dedup(sieve::sieve(value), settings.dedup, settings.epoch())
 }
 
 /// Compresses a parsed document: the smallest candidate by real token count.

@@ -50,10 +50,12 @@ pub struct Limits {
 
 impl Limits {
     pub fn from_env() -> Limits {
-        let wait = std::env::var("TOKENSIEVE_TEXT_WAIT_SECS").ok().and_then(|v| v.trim().parse::<u64>().ok());
+        let cfg = crate::config::get();
         Limits {
-            max_bytes: capture_max(std::env::var("TOKENSIEVE_CAPTURE_MAX_BYTES").ok().as_deref()),
-            text_wait: wait.filter(|&s| s > 0).map(Duration::from_secs),
+            max_bytes: cfg
+                .capture_max_bytes()
+                .map_or(DEFAULT_CAPTURE_MAX, |n| usize::try_from(n).unwrap_or(usize::MAX)),
+            text_wait: cfg.text_wait_secs().map(Duration::from_secs),
             keep: KeepLimits::default(),
         }
     }
@@ -61,14 +63,6 @@ impl Limits {
     fn whole_max(&self, json: bool) -> usize {
         if json { self.max_bytes } else { self.max_bytes.min(TEXT_WHOLE_MAX) }
     }
-}
-
-/// The capture cap from its variable's value: bytes, or with a K, M or G
-/// suffix like `TOKENSIEVE_STORE_MAX_BYTES`; unset or unreadable → 64 MiB.
-fn capture_max(value: Option<&str>) -> usize {
-    value
-        .and_then(|v| crate::store::parse_size(v).ok())
-        .map_or(DEFAULT_CAPTURE_MAX, |n| usize::try_from(n).unwrap_or(usize::MAX))
 }
 
 /// What became of the child's stdout.
@@ -472,16 +466,6 @@ fn json_prefix(bytes: &[u8]) -> Sniff {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn capture_cap_takes_the_store_caps_units() {
-        assert_eq!(capture_max(Some("1048576")), 1 << 20);
-        assert_eq!(capture_max(Some("512K")), 512 << 10);
-        assert_eq!(capture_max(Some(" 8m ")), 8 << 20);
-        assert_eq!(capture_max(Some("1G")), 1 << 30);
-        assert_eq!(capture_max(None), DEFAULT_CAPTURE_MAX);
-        assert_eq!(capture_max(Some("lots")), DEFAULT_CAPTURE_MAX);
-    }
 
     #[test]
     fn text_is_held_whole_only_up_to_its_own_limit() {

@@ -78,16 +78,8 @@ fn launch(
 }
 
 fn compress(name: &str, launch: &Launch, settings: Option<Settings>, started: Instant) -> ExitCode {
-    let settings = settings.unwrap_or_else(|| {
-        crate::cli::settings_from_env().unwrap_or_else(|e| {
-            eprintln!("tokensieve: {e:#}; using the defaults");
-            Settings::default()
-        })
-    });
-    // A cap that does not parse is reported by the handoff; a spool keeps
-    // to the default meanwhile.
-    let raw_store =
-        Store::new(store::home(), store::max_bytes_from_env().unwrap_or(store::DEFAULT_MAX_BYTES));
+    let settings = settings.unwrap_or_else(crate::cli::settings);
+    let raw_store = Store::new(store::home(), crate::config::get().store_max_bytes());
     let outcome = match child::run(launch, &Limits::from_env(), &raw_store, settings.encoding) {
         Ok(o) => o,
         Err(e) => return cannot_run(launch.real, &e),

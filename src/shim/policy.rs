@@ -45,10 +45,20 @@ pub enum Decision {
 /// The whole decision for `tool args…`. `explicit` is `tokensieve run`: as if
 /// an agent marker were set.
 pub fn decide(tool: &str, args: &[OsString], explicit: bool) -> Decision {
-    if let Some(why) = env_gate(|k| std::env::var_os(k), explicit) {
+    let get = |k: &str| std::env::var_os(k);
+    if let Some(why) = early_gate(&get) {
         return Decision::Passthrough(why.into());
     }
-    if is_live(tool, args) {
+    // The settings files are read only past the cheapest answers.
+    let cfg = crate::config::get();
+    let words: Vec<String> = args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+    if let Some(source) = cfg.tool_disabled(tool, &words) {
+        return Decision::Passthrough(format!("turned off in the settings ({source})"));
+    }
+    if !explicit && !agent_or_on(&get) && !cfg.agent_present(&get) {
+        return Decision::Passthrough("no agent marker in the environment".into());
+    }
+    if is_live(tool, args) || cfg.is_live(tool, &words) {
         return Decision::Passthrough("follow/watch or interactive command".into());
     }
     match reader::stdout() {
@@ -73,26 +83,43 @@ pub fn decide(tool: &str, args: &[OsString], explicit: bool) -> Decision {
     }
 }
 
-/// The environment half: `Some(reason)` means pass through.
+/// The environment half (built-in markers only): `Some(reason)` means pass
+/// through.
 pub fn env_gate(get: impl Fn(&str) -> Option<OsString>, explicit: bool) -> Option<&'static str> {
+    if let Some(why) = early_gate(&get) {
+        return Some(why);
+    }
+    if explicit || agent_or_on(&get) { None } else { Some("no agent marker in the environment") }
+}
+
+/// A nested call, or `TOKENSIEVE=off`.
+fn early_gate(get: &dyn Fn(&str) -> Option<OsString>) -> Option<&'static str> {
     if get(DEPTH_ENV).is_some_and(|v| !v.is_empty()) {
         return Some("nested call inside a tool (TOKENSIEVE_DEPTH)");
     }
-    let switch = get("TOKENSIEVE").map(|v| v.to_string_lossy().trim().to_ascii_lowercase());
-    match switch.as_deref() {
-        Some("off" | "0" | "false" | "no") => return Some("TOKENSIEVE=off"),
-        Some("on" | "1" | "true" | "yes") => return None,
-        _ => {}
+    match switch(get).as_deref() {
+        Some("off" | "0" | "false" | "no") => Some("TOKENSIEVE=off"),
+        _ => None,
     }
-    if explicit || agent_present(&get) { None } else { Some("no agent marker in the environment") }
 }
 
-/// Whether this process runs under an agent (one of the markers is set).
+fn switch(get: &dyn Fn(&str) -> Option<OsString>) -> Option<String> {
+    get("TOKENSIEVE").map(|v| v.to_string_lossy().trim().to_ascii_lowercase())
+}
+
+/// `TOKENSIEVE=on`, or a built-in agent marker.
+fn agent_or_on(get: &dyn Fn(&str) -> Option<OsString>) -> bool {
+    matches!(switch(get).as_deref(), Some("on" | "1" | "true" | "yes")) || agent_present(get)
+}
+
+/// Whether this process runs under an agent (a built-in marker or one the
+/// settings add).
 pub fn agent_marker_present() -> bool {
-    agent_present(&|k: &str| std::env::var_os(k))
+    crate::config::get().agent_present(&|k: &str| std::env::var_os(k))
 }
 
-fn agent_present(get: &impl Fn(&str) -> Option<OsString>) -> bool {
+/// Whether one of the built-in markers is set.
+pub fn agent_present(get: &dyn Fn(&str) -> Option<OsString>) -> bool {
     AGENT_MARKERS.iter().any(|k| get(k).is_some_and(|v| !v.is_empty()))
         || get(CURSOR_ROLE).is_some_and(|v| v == "agent-exec")
 }

@@ -1,7 +1,8 @@
 //! Text outputs: tool-aware summaries and the generic treatment (SPEC §6).
 //!
 //! Every text is cleaned first (`clean`) and its signal lines marked
-//! (`ledger`). Then candidates, safest last: the hint's command picks a
+//! (`ledger`). Then candidates, safest last: the user's filter for the
+//! command (`crate::userfilter`), if any; the hint's command picks a
 //! [`Filter`] (`filters/`); the generic treatment (`generic`: documents
 //! whole, logs folded and summarised); the cleaned text whole. The guard
 //! (`guard`) has the last word over each: the first candidate that keeps
@@ -62,14 +63,12 @@ pub fn claims(command: &[String]) -> bool {
 pub fn render(text: &str, hint: Option<&Hint>, settings: &Settings) -> Option<Rendered> {
     let hint = hint?;
     let cleaned = clean::clean(text);
-    if text.len() < TINY {
-        // too short to summarise, but an agent reads it cleaned
-        let unchanged = cleaned.trim_end_matches('\n') == text.trim_end_matches('\n');
-        let out = || Rendered {
-            text: finish(cleaned.clone(), hint.exit_code, None),
-            shape: Shape::Text("clean".into()),
-        };
-        return (!unchanged).then(out);
+    // The user's filter for this command (settings files), if any; one
+    // that only turns the built-in off proposes nothing itself.
+    let user = crate::userfilter::pick(&settings.user_filters, &hint.command);
+    let proposes = user.filter(|u| u.transforms());
+    if text.len() < TINY && proposes.is_none() {
+        return tiny(text, &cleaned, hint.exit_code);
     }
     let lines: Vec<&str> = cleaned.split('\n').collect();
     let ledger = ledger::scan(lines.iter().copied());
@@ -86,7 +85,24 @@ pub fn render(text: &str, hint: Option<&Hint>, settings: &Settings) -> Option<Re
     let note = if large { settings.raw_note.as_deref() } else { None };
     let exit = hint.exit_code;
 
-    if let Some((inv, filter)) = filter_for(&hint.command)
+    // The user's filter first; the guard has the last word over it too.
+    // One that changes nothing (its patterns are for another output of the
+    // tool) leaves the command to the next candidates.
+    if let Some(user) = proposes
+        && let body = user.apply(text, &cleaned)
+        && body.trim_end_matches('\n') != cleaned.trim_end_matches('\n')
+    {
+        let out = finish(body, exit, note);
+        match guard::check(&out, &src) {
+            Ok(()) => return whole_or(text, out, &format!("user:{}", user.name)),
+            Err(b) => debug(&format!("user filter {} {}; trying the next", user.name, b.describe(&src))),
+        }
+        if text.len() < TINY {
+            return tiny(text, &cleaned, exit);
+        }
+    }
+    let builtin = if user.is_some_and(|u| !u.builtin) { None } else { filter_for(&hint.command) };
+    if let Some((inv, filter)) = builtin
         && let Some(body) = filter.summarize(&inv, &cleaned, &src)
     {
         // dense output (hundreds of findings): families condensed, then the cap
@@ -118,6 +134,15 @@ pub fn render(text: &str, hint: Option<&Hint>, settings: &Settings) -> Option<Re
         Err(b) => debug(&format!("text:generic {}; delivering the cleaned text whole", b.describe(&src))),
     }
     whole_or(text, finish(cleaned.clone(), exit, None), "clean")
+}
+
+/// A text too short to summarise, which an agent still reads cleaned.
+fn tiny(text: &str, cleaned: &str, exit: i32) -> Option<Rendered> {
+    let unchanged = cleaned.trim_end_matches('\n') == text.trim_end_matches('\n');
+    (!unchanged).then(|| Rendered {
+        text: finish(cleaned.to_string(), exit, None),
+        shape: Shape::Text("clean".into()),
+    })
 }
 
 /// `out`, unless it is the raw text itself (plus a newline): then `None`,

@@ -16,6 +16,9 @@ use tokensieve::shim::policy;
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_tokensieve");
 
+/// A settings file with a syntax error, an unknown key and a bad value.
+pub const BROKEN_CONFIG: &str = "budget = 9000\nbugdet = 1\ndedup = \"lots\"\n[tool.aws\nenabled = false\n";
+
 /// Variables that would change the policy if the test runner had them:
 /// the agent markers (the policy's own list) and ours.
 fn policy_vars() -> impl Iterator<Item = &'static str> {
@@ -41,6 +44,12 @@ impl Sandbox {
         let home = dir.path().join("home");
         for d in [&shims, &tools, &home] {
             fs::create_dir_all(d).unwrap();
+        }
+        // `TOKENSIEVE_TEST_BROKEN_CONFIG=1 cargo test --test shim`: the same
+        // matrix with a settings file that does not parse in every home
+        // (scripts/test.sh runs it so): a bad file must never cost a command.
+        if std::env::var_os("TOKENSIEVE_TEST_BROKEN_CONFIG").is_some() {
+            fs::write(home.join("config.toml"), BROKEN_CONFIG).unwrap();
         }
         Sandbox { dir, shims, tools, home, front: Vec::new() }
     }
@@ -103,6 +112,19 @@ impl Sandbox {
     pub fn path(&self, name: &str) -> PathBuf {
         self.dir.path().join(name)
     }
+}
+
+/// `stderr` without the one warning line a broken settings file gives when
+/// the matrix runs with one (`TOKENSIEVE_TEST_BROKEN_CONFIG`), which must
+/// then be there exactly once; otherwise `stderr` as it is.
+pub fn without_config_warning(stderr: &[u8]) -> Vec<u8> {
+    if std::env::var_os("TOKENSIEVE_TEST_BROKEN_CONFIG").is_none() {
+        return stderr.to_vec();
+    }
+    let text = String::from_utf8_lossy(stderr);
+    let is_warning = |l: &str| l.starts_with("tokensieve: warning: ") && l.contains("config.toml:");
+    assert_eq!(text.lines().filter(|l| is_warning(l)).count(), 1, "{text}");
+    text.split_inclusive('\n').filter(|l| !is_warning(l)).collect::<String>().into_bytes()
 }
 
 /// A folder scripts/test.sh prepares once and names in `var` (the aws venv,

@@ -1,0 +1,126 @@
+//! `tokensieve filter test [FILE|DIR]`: the inline `[[filter.test]]`s of a
+//! settings file (every `*.toml` of a folder; without one, the filters in
+//! force). `tokensieve filter try FILE --cmd "CMD" [--exit N] < capture`:
+//! what a draft filter makes of a capture, delivered as the shim would,
+//! with the receipt.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::{Context, Result, bail};
+use lexopt::prelude::*;
+
+use crate::config::{self, parse_layer};
+use crate::pipeline::Hint;
+use crate::userfilter::{self, Spec, UserFilter};
+
+const USAGE: &str =
+    "usage: tokensieve filter test [FILE|DIR] | filter try FILE --cmd \"CMD\" [--exit N] < capture";
+
+pub(crate) fn run(args: Vec<OsString>) -> Result<ExitCode> {
+    let mut parser = lexopt::Parser::from_args(args);
+    let mut words: Vec<String> = Vec::new();
+    let (mut cmd, mut exit) = (None, 0);
+    while let Some(arg) = parser.next()? {
+        match arg {
+            Long("cmd") => cmd = Some(parser.value()?.string()?),
+            Long("exit") => exit = parser.value()?.parse()?,
+            Value(v) => words.push(v.string()?),
+            other => return Err(other.unexpected().into()),
+        }
+    }
+    match (words.first().map(String::as_str), &words[1..]) {
+        (Some("test"), []) if cmd.is_none() => test_specs(config::get().filter_specs().to_vec(), Vec::new()),
+        (Some("test"), [target]) if cmd.is_none() => test_path(Path::new(target)),
+        (Some("try"), [file]) => match cmd {
+            Some(cmd) => try_draft(Path::new(file), &cmd, exit),
+            None => bail!("filter try needs --cmd \"CMD\" (the command the capture came from)"),
+        },
+        _ => bail!("{USAGE}"),
+    }
+}
+
+/// The filters of one file, and its warnings.
+fn read(file: &Path) -> Result<(Vec<Spec>, Vec<String>)> {
+    let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let layer = parse_layer(file, &text);
+    Ok((layer.filters, layer.warnings))
+}
+
+fn test_path(target: &Path) -> Result<ExitCode> {
+    let files: Vec<PathBuf> = if target.is_dir() {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(target)
+            .with_context(|| format!("cannot read {}", target.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+            .collect();
+        v.sort();
+        v
+    } else {
+        vec![target.to_path_buf()]
+    };
+    let (mut specs, mut warnings) = (Vec::new(), Vec::new());
+    for f in files {
+        let (s, w) = read(&f)?;
+        specs.extend(s);
+        warnings.extend(w);
+    }
+    test_specs(specs, warnings)
+}
+
+fn test_specs(specs: Vec<Spec>, warnings: Vec<String>) -> Result<ExitCode> {
+    for w in &warnings {
+        eprintln!("tokensieve: warning: {w}");
+    }
+    if specs.is_empty() {
+        bail!("no [[filter]] to test");
+    }
+    let (mut passed, mut failed) = (0, 0);
+    for spec in &specs {
+        if spec.test.is_empty() {
+            println!("--    {} ({}): no tests", spec.matches.as_deref().unwrap_or("regex"), spec.origin);
+            continue;
+        }
+        for outcome in userfilter::run_tests(spec) {
+            match outcome.failure {
+                None => {
+                    passed += 1;
+                    println!("ok    {}", outcome.label);
+                }
+                Some(why) => {
+                    failed += 1;
+                    println!("FAIL  {} ({})\n  {why}", outcome.label, spec.origin);
+                }
+            }
+        }
+    }
+    println!("{passed} passed, {failed} failed");
+    // A file that did not read whole is a failure too: a test may be missing.
+    Ok(if failed == 0 && warnings.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+fn try_draft(file: &Path, cmd: &str, exit: i32) -> Result<ExitCode> {
+    let started = std::time::Instant::now();
+    let (specs, warnings) = read(file)?;
+    for w in &warnings {
+        eprintln!("tokensieve: warning: {w}");
+    }
+    let mut drafts: Vec<UserFilter> = Vec::new();
+    for spec in &specs {
+        drafts.push(UserFilter::compile(spec).with_context(|| spec.origin.clone())?);
+    }
+    let command: Vec<String> = cmd.split_whitespace().map(str::to_owned).collect();
+    if userfilter::pick(&drafts, &command).is_none() {
+        eprintln!("tokensieve: warning: no filter in {} matches '{cmd}'", file.display());
+    }
+    let mut settings = super::settings();
+    // The draft first, then the filters in force.
+    drafts.extend(config::get().user_filters().iter().cloned());
+    settings.user_filters = Arc::from(drafts);
+    let raw = super::inspect::read_stdin()?;
+    let hint = Hint { command, exit_code: exit };
+    crate::handoff::deliver(&raw, Some(&hint), &settings, started)?;
+    Ok(ExitCode::SUCCESS)
+}
