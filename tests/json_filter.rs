@@ -248,11 +248,10 @@ fn reservations_of_instances_are_one_nested_table() {
 fn pods_of_containers_are_one_nested_table() {
     use tokensieve::auditor::{Encoding, count};
     use tokensieve::json::{outline, parse, reduce, router};
-    for (name, pods, containers) in
-        [("get-pods-default.json", 2, 2), ("get-pods-assembled.json", 5, 5)]
-    {
-        let raw = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/json/kubectl").join(name))
-            .unwrap();
+    for (name, pods, containers) in [("get-pods-default.json", 2, 2), ("get-pods-assembled.json", 5, 5)] {
+        let raw =
+            std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/json/kubectl").join(name))
+                .unwrap();
         let settings = tokensieve::pipeline::Settings::default();
         let reduced = reduce(parse(&raw).unwrap(), &settings);
         let plain = count(Encoding::Cl100k, &outline::encode(&reduced, outline::Tuning::default()));

@@ -334,7 +334,10 @@ fn check_view(name: &str, raw: &[u8], view: &str) -> usize {
                     if cols.iter().all(|c| want.contains(c)) {
                         let mut got = cols.clone();
                         got.sort();
-                        assert_eq!(got, want_sorted, "{name}: {line}: the header lists every column ({n} rows)");
+                        assert_eq!(
+                            got, want_sorted,
+                            "{name}: {line}: the header lists every column ({n} rows)"
+                        );
                         tables += 1;
                     }
                 }

@@ -319,8 +319,10 @@ impl<'w> Writer<'w> {
         let key_segs: Vec<Seg> = key.iter().map(|k| Seg::Key(k.clone())).collect();
         write_path(&mut self.out, &key_segs);
         self.out.push_str(&format!("[{}]", children.len()));
-        let sizes: Vec<usize> =
-            items.iter().map(|item| at_keys(item, key).and_then(Value::as_array).map_or(0, Vec::len)).collect();
+        let sizes: Vec<usize> = items
+            .iter()
+            .map(|item| at_keys(item, key).and_then(Value::as_array).map_or(0, Vec::len))
+            .collect();
         let group = group_columns(&inner, &inner_layout, &sizes);
         header_marked(&mut self.out, &inner, &inner_layout, &group);
         self.out.push_str(":\n");
@@ -612,7 +614,12 @@ mod tests {
         ]});
         let (text, nested) = encode_counted(&doc, NESTED);
         assert!(nested);
-        assert!(text.starts_with("items[2]{name,spec.node,conditions[]{type}}.spec.containers[3]{image,name,port}:\n"), "{text}");
+        assert!(
+            text.starts_with(
+                "items[2]{name,spec.node,conditions[]{type}}.spec.containers[3]{image,name,port}:\n"
+            ),
+            "{text}"
+        );
         assert_eq!(crate::json::decode::decode(&text).unwrap(), doc);
     }
 
@@ -621,7 +628,11 @@ mod tests {
         let doc = json!({"Items": [{"a": 1, "b": 2}, {"a": 3}]});
         let wide = vec![(
             vec![Seg::Key("Items".into())],
-            vec![vec![Seg::Key("c".into())], vec![Seg::Key("a".into())], vec![Seg::Key("d".into()), Seg::Key("e".into())]],
+            vec![
+                vec![Seg::Key("c".into())],
+                vec![Seg::Key("a".into())],
+                vec![Seg::Key("d".into()), Seg::Key("e".into())],
+            ],
         )];
         let text = encode_wide(&doc, DEFAULT, &wide);
         assert_eq!(text, "Items[2]{a,b,c,d.e}:\n1,2\n3\n");
