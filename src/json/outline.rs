@@ -56,6 +56,16 @@ pub fn encode_wide(value: &Value, tuning: Tuning, wide: &[Wide]) -> String {
     Writer::new(tuning, wide).document(value).0
 }
 
+/// `encode`, or `None` as soon as the text is longer than `cap` chars (a
+/// rendering that cannot fit the budget is not finished: the view replaces
+/// it).
+pub fn encode_within(value: &Value, tuning: Tuning, cap: usize) -> Option<String> {
+    let mut w = Writer::new(tuning, &[]);
+    (w.cap, w.check_at) = (Some(cap), cap);
+    let (text, _) = w.document(value);
+    (!w.stopped && crate::budget::fits(&text, Some(cap))).then_some(text)
+}
+
 /// `encode`, and whether a nested table was written (the router keeps that
 /// candidate only then).
 pub fn encode_counted(value: &Value, tuning: Tuning) -> (String, bool) {
@@ -69,6 +79,12 @@ struct Writer<'w> {
     tuning: Tuning,
     nested: bool,
     wide: &'w [Wide],
+    /// Stop once the text is longer than this many chars (`encode_within`).
+    cap: Option<usize>,
+    /// The text's length in bytes at which to count its chars again: it
+    /// cannot pass the cap before (a char is at least one byte).
+    check_at: usize,
+    stopped: bool,
 }
 
 /// How a table's columns are written: sub-tables and header constants.
@@ -79,16 +95,40 @@ struct Layout<'a> {
 
 impl<'w> Writer<'w> {
     fn new(tuning: Tuning, wide: &'w [Wide]) -> Self {
-        Writer { out: String::new(), section: Vec::new(), tuning, nested: false, wide }
+        Writer {
+            out: String::new(),
+            section: Vec::new(),
+            tuning,
+            nested: false,
+            wide,
+            cap: None,
+            check_at: usize::MAX,
+            stopped: false,
+        }
     }
 
-    fn document(mut self, value: &Value) -> (String, bool) {
+    /// Whether the text passed the cap: then every loop returns at once.
+    fn over(&mut self) -> bool {
+        if self.stopped || self.out.len() <= self.check_at {
+            return self.stopped;
+        }
+        let cap = self.cap.unwrap_or(usize::MAX);
+        let chars = crate::budget::chars(&self.out);
+        if chars > cap {
+            self.stopped = true;
+        } else {
+            self.check_at = self.out.len() + (cap - chars);
+        }
+        self.stopped
+    }
+
+    fn document(&mut self, value: &Value) -> (String, bool) {
         match value {
             Value::Object(m) if !m.is_empty() => self.section_body(m, &[]),
             Value::Array(items) if !items.is_empty() => self.array(items, &[]),
             other => return (other.to_string(), false),
         }
-        (self.out, self.nested)
+        (std::mem::take(&mut self.out), self.nested)
     }
 
     /// `table` with the columns `wide` names for the array at `abs` that
@@ -125,6 +165,9 @@ impl<'w> Writer<'w> {
         let mut deferred = Vec::new();
         self.members(map, &mut Vec::new(), &mut deferred);
         for (rel, v) in deferred {
+            if self.over() {
+                return;
+            }
             let child: Vec<Seg> = abs.iter().cloned().chain(rel.iter().cloned()).collect();
             match v {
                 Value::Object(m) => {
@@ -144,6 +187,9 @@ impl<'w> Writer<'w> {
         deferred: &mut Vec<(Vec<Seg>, &'a Value)>,
     ) {
         for (k, v) in map {
+            if self.over() {
+                return;
+            }
             rel.push(Seg::Key(k.clone()));
             match v {
                 Value::Object(m) if !m.is_empty() => {
@@ -194,6 +240,9 @@ impl<'w> Writer<'w> {
             return;
         }
         for (i, item) in items.iter().enumerate() {
+            if self.over() {
+                return;
+            }
             let mut child = abs.to_vec();
             child.push(Seg::Index(i));
             match item {
@@ -243,6 +292,9 @@ impl<'w> Writer<'w> {
         // Each sub-table's rows, consumed in record order.
         let mut sub_rows: Vec<usize> = vec![0; layout.subs.len()];
         for row in &table.rows {
+            if self.over() {
+                return;
+            }
             let mut line = String::new();
             cells(&mut line, row, &layout, &mut sub_rows);
             self.out.push_str(line.trim_end_matches(','));
@@ -330,6 +382,9 @@ impl<'w> Writer<'w> {
         let (mut outer_subs, mut inner_subs) = (vec![0; outer.columns.len()], vec![0; inner.columns.len()]);
         let mut child = 0;
         for (p, item) in items.iter().enumerate() {
+            if self.over() {
+                return;
+            }
             let n = at_keys(item, key).and_then(Value::as_array).map_or(0, Vec::len);
             for j in 0..n {
                 let mut line = String::new();

@@ -280,20 +280,42 @@ pub fn json(prep: Prep, reduced: &Value, raw: &[u8], settings: &Settings) -> Ren
     };
 
     // The most rows per array that fit (more rows only grow the text):
-    // doubling from one row, then halving the last step, so no try
-    // renders much more than the budget.
-    let fits = |k: usize| budget::fits(&assemble(k).0, Some(budget));
-    let (mut lo, mut hi) = (0, 1.min(most));
-    while hi < most && fits(hi) {
-        lo = hi;
-        hi = (hi * 2).min(most);
-    }
-    if fits(hi) {
-        lo = hi;
-    }
+    // a guess from the size of a few rows, then steps from it that double
+    // until they pass the answer, then halving; each try renders about as
+    // many rows as the answer.
+    let size = |k: usize| budget::chars(&assemble(k).0);
+    let fits = |k: usize| size(k) <= budget;
+    let probe = 8.min(most);
+    let (empty, probed) = (size(0), size(probe));
+    // `lo` fits (0 always counts as fitting: the last resort cuts lines);
+    // `hi` does not, or is past the end.
+    let (mut lo, mut hi) = if probed <= budget {
+        let per_row = (probed.saturating_sub(empty) / probe.max(1)).max(1);
+        let guess = (probe + (budget - probed) / per_row).min(most);
+        let step = (guess / 16).max(1);
+        if fits(guess) {
+            let (mut lo, mut next, mut step) = (guess, guess + step, step);
+            while next <= most && fits(next) {
+                lo = next;
+                step *= 2;
+                next += step;
+            }
+            (lo, next.min(most + 1))
+        } else {
+            let (mut hi, mut next, mut step) = (guess, guess.saturating_sub(step).max(probe), step);
+            while next > probe && !fits(next) {
+                hi = next;
+                step *= 2;
+                next = next.saturating_sub(step).max(probe);
+            }
+            (next, hi)
+        }
+    } else {
+        (0, probe)
+    };
     while lo + 1 < hi {
         let mid = lo + (hi - lo) / 2;
-        if fits(mid) {
+        if mid <= most && fits(mid) {
             lo = mid;
         } else {
             hi = mid;
