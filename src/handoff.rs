@@ -11,6 +11,7 @@ use crate::auditor::{self, Receipt, Shape};
 use crate::history;
 use crate::pipeline::{self, Excerpt, Gap, Hint, Rendered, Settings};
 use crate::store::{self, Object, Store};
+use crate::typed::{self, Format, TypedResult};
 
 /// Everything after the bytes are captured: render, settle, store, emit the
 /// output and the receipt, record the call. The one call both the shim and
@@ -52,9 +53,9 @@ pub fn deliver(
         let opened = Instant::now();
         (original, history::open(home), opened.elapsed())
     };
-    let (original, rendered, (history, open_took)) = std::thread::scope(|s| {
+    let (original, (rendered, result), (history, open_took)) = std::thread::scope(|s| {
         let side = s.spawn(side_work);
-        let rendered = pipeline::render_guarded(raw, hint, settings);
+        let rendered = pipeline::render_guarded_typed(raw, hint, settings);
         let (original, history, open_took) = side.join().unwrap_or_else(|_| side_work());
         (original, rendered, (history, open_took))
     });
@@ -89,12 +90,33 @@ pub fn deliver(
     let store_took = plan_took + store_started.elapsed();
     // The line as it will be written (a failed store leaves its id out).
     receipt.overhead = receipt.overhead_of(settings.receipt, settings.encoding);
-    emit(&out, receipt.line(settings.receipt).as_deref())?;
+    let result = typed_result(result, hint, &receipt);
+    emit(&formatted(out, &result, settings), receipt.line(settings.receipt).as_deref())?;
 
     let harness = crate::budget::harness_tokens(settings.encoding, raw, receipt.original, settings.budget);
-    let call = history::Call::new(hint, &receipt, harness, started.elapsed());
+    let call = history::Call::new(hint, &receipt, harness, started.elapsed()).with_result(&result);
     after_output(call, history, home, warnings, (store_took, open_took));
     Ok(receipt)
+}
+
+/// The call's typed result: the text's, or the exit code's verdict alone
+/// (JSON, binary, no text filter), with the raw id it was stored under.
+fn typed_result(result: Option<TypedResult>, hint: Option<&Hint>, receipt: &Receipt) -> TypedResult {
+    let mut result = result.unwrap_or_else(|| match hint {
+        Some(h) => TypedResult::bare(&h.command, h.exit_code),
+        None => TypedResult::bare(&[], 0),
+    });
+    result.raw = receipt.raw_id.clone();
+    result
+}
+
+/// What stdout gets: the text, or (`--format json|yaml`) the typed result
+/// holding it.
+fn formatted(out: Vec<u8>, result: &TypedResult, settings: &Settings) -> Vec<u8> {
+    match settings.format {
+        Format::Text => out,
+        format => typed::document(result, &String::from_utf8_lossy(&out), format).into_bytes(),
+    }
 }
 
 /// After the output: the history row, then any warnings and, with
@@ -192,9 +214,9 @@ fn deliver_excerpt(
         let opened = Instant::now();
         (history::open(&home), opened.elapsed())
     };
-    let (rendered, (history, open_took)) = std::thread::scope(|s| {
+    let ((rendered, result), (history, open_took)) = std::thread::scope(|s| {
         let side = s.spawn(open_side);
-        let rendered = pipeline::render_guarded(text.as_bytes(), hint, settings);
+        let rendered = pipeline::render_guarded_typed(text.as_bytes(), hint, settings);
         (rendered, side.join().unwrap_or_else(|_| open_side()))
     });
     let (mut out, shape) = match rendered {
@@ -212,7 +234,8 @@ fn deliver_excerpt(
         Receipt { original: tokens, compressed, shape, raw_id: Some(object.id.clone()), overhead: 0 };
     receipt.overhead = receipt.overhead_of(settings.receipt, settings.encoding);
     if compressed + receipt.overhead < tokens {
-        emit(out.as_bytes(), receipt.line(settings.receipt).as_deref())?;
+        let result = typed_result(result.clone(), hint, &receipt);
+        emit(&formatted(out.into_bytes(), &result, settings), receipt.line(settings.receipt).as_deref())?;
     } else {
         // Never worse: the stored bytes themselves.
         receipt =
@@ -225,7 +248,8 @@ fn deliver_excerpt(
     // What the harness would have shown: the output's head and tail, which
     // the excerpt holds as they are.
     let harness = crate::budget::harness_tokens(settings.encoding, text.as_bytes(), tokens, settings.budget);
-    let call = history::Call::new(hint, &receipt, harness, started.elapsed());
+    let result = typed_result(result, hint, &receipt);
+    let call = history::Call::new(hint, &receipt, harness, started.elapsed()).with_result(&result);
     after_output(call, history, &home, Vec::new(), (Default::default(), open_took));
     Ok(receipt)
 }

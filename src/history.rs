@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{Context, Result};
-use rusqlite::{Connection, ErrorCode, OpenFlags, params};
+use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, params};
 
 mod words;
 
@@ -37,6 +37,26 @@ const MIGRATIONS: &[&str] = &[
     // output, cut to the budget's characters. NULL for rows recorded before
     // (read as the original count: no budget was known).
     "ALTER TABLE calls ADD COLUMN harness_tokens INTEGER;",
+    // The typed result of each call (`crate::typed`, docs/FORMAT.md §9):
+    // its status (rows from before get the exit code's verdict), the
+    // project it ran in, the result as JSON, and one row per finding with
+    // a path, indexed for `tokensieve recall`.
+    "ALTER TABLE calls ADD COLUMN status TEXT;
+    ALTER TABLE calls ADD COLUMN cwd TEXT;
+    ALTER TABLE calls ADD COLUMN result TEXT;
+    UPDATE calls SET status = CASE WHEN exit_code = 0 THEN 'passed'
+        WHEN exit_code BETWEEN 1 AND 125 THEN 'failed' ELSE 'error' END;
+    CREATE TABLE findings (
+        call_id INTEGER NOT NULL,
+        path TEXT NOT NULL,
+        line INTEGER,
+        kind TEXT NOT NULL,
+        fingerprint TEXT NOT NULL
+    );
+    CREATE INDEX findings_path ON findings(path, call_id);
+    CREATE INDEX calls_status ON calls(status, ts_ms);
+    CREATE INDEX calls_tool ON calls(tool, ts_ms);
+    CREATE INDEX calls_object ON calls(object_id);",
 ];
 
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -64,6 +84,14 @@ pub struct Call {
     pub exit_code: i32,
     pub duration_ms: u64,
     pub object_id: Option<String>,
+    /// `passed`, `failed` or `error`: the exit code's verdict.
+    pub status: String,
+    /// The working directory the command ran in (`recall --cwd`).
+    pub cwd: Option<String>,
+    /// The typed result as JSON (`crate::typed`), when one was made.
+    pub result: Option<String>,
+    /// `(path, line, kind, fingerprint)` of each finding with a path.
+    pub findings: Vec<(String, Option<u64>, String, String)>,
 }
 
 impl Call {
@@ -74,6 +102,8 @@ impl Call {
             Some(h) => command_words(&h.command),
             None => ("-".to_owned(), String::new()),
         };
+        let exit_code = hint.map(|h| h.exit_code).unwrap_or(0);
+        let status = crate::typed::status_of(&tool, exit_code).into();
         Call {
             ts_ms: now_ms(),
             tool,
@@ -86,7 +116,30 @@ impl Call {
             exit_code: hint.map(|h| h.exit_code).unwrap_or(0),
             duration_ms: duration.as_millis() as u64,
             object_id: receipt.raw_id.clone(),
+            status,
+            cwd: std::env::current_dir().ok().map(|d| d.to_string_lossy().into_owned()),
+            result: None,
+            findings: Vec::new(),
         }
+    }
+
+    /// Keeps the typed result with the row (its raw id is the row's).
+    pub fn with_result(mut self, result: &crate::typed::TypedResult) -> Call {
+        let mut r = result.clone();
+        r.raw = self.object_id.clone();
+        self.status = r.status.into();
+        // the tool a wrapper ran (`npx tsc` is tsc), for `recall --tool`
+        if r.tool != "-" {
+            self.tool = r.tool.clone();
+            self.subcommand = r.subcommand.clone();
+        }
+        self.findings = r
+            .findings
+            .iter()
+            .filter_map(|f| Some((f.path.clone()?, f.line, f.kind.to_string(), f.fingerprint.clone())))
+            .collect();
+        self.result = Some(r.to_json().to_string());
+        self
     }
 }
 
@@ -244,9 +297,12 @@ pub fn record(conn: &Connection, home: &Path, call: &Call) -> Result<()> {
 }
 
 pub fn insert(conn: &Connection, c: &Call) -> Result<()> {
-    conn.execute(
+    // One transaction for the row and its findings (one commit, not many).
+    let tx = conn.unchecked_transaction()?;
+    tx.execute(
         "INSERT INTO calls (ts_ms, tool, subcommand, original_tokens, compressed_tokens, shape, \
-         exit_code, duration_ms, object_id, harness_tokens) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+         exit_code, duration_ms, object_id, harness_tokens, status, cwd, result) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
         params![
             c.ts_ms,
             c.tool,
@@ -257,10 +313,39 @@ pub fn insert(conn: &Connection, c: &Call) -> Result<()> {
             c.exit_code,
             c.duration_ms as i64,
             c.object_id,
-            c.harness_tokens as i64
+            c.harness_tokens as i64,
+            c.status,
+            c.cwd,
+            c.result
         ],
     )?;
+    if !c.findings.is_empty() {
+        let id = tx.last_insert_rowid();
+        let mut stmt = tx.prepare(
+            "INSERT INTO findings (call_id, path, line, kind, fingerprint) VALUES (?1, ?2, ?3, ?4, ?5)",
+        )?;
+        for (path, line, kind, fp) in &c.findings {
+            stmt.execute(params![id, path, line.map(|l| l as i64), kind, fp])?;
+        }
+    }
+    tx.commit()?;
     Ok(())
+}
+
+/// The stored typed result of the newest call whose raw output id starts
+/// with `id` (see `crate::typed::stored`).
+pub fn result_of(home: &Path, id: &str) -> Result<Option<serde_json::Value>> {
+    let Some(conn) = open_existing(home)? else { return Ok(None) };
+    let short: String = id.chars().take(crate::store::ID_LEN).collect();
+    let found: Option<String> = conn
+        .query_row(
+            "SELECT result FROM calls WHERE object_id LIKE ?1 || '%' AND result IS NOT NULL \
+             ORDER BY ts_ms DESC, id DESC LIMIT 1",
+            [short],
+            |r| r.get(0),
+        )
+        .optional()?;
+    Ok(found.and_then(|s| serde_json::from_str(&s).ok()))
 }
 
 /// Savings of one command (tool + subcommand words).
@@ -298,13 +383,31 @@ impl CommandStats {
 
 /// Per-command totals for calls at or after `since_ms`, most saved first.
 pub fn by_command(conn: &Connection, since_ms: Option<i64>) -> Result<Vec<CommandStats>> {
-    let mut stmt = conn.prepare(
-        "SELECT tool, subcommand, COUNT(*), SUM(original_tokens), SUM(compressed_tokens), \
+    totals_by(conn, since_ms, None, "tool, subcommand")
+}
+
+/// Per-tool totals (subcommand empty) for calls at or after `since_ms` made
+/// in `cwd` or a directory below it (`gain --markdown`).
+pub fn by_tool(conn: &Connection, since_ms: Option<i64>, cwd: Option<&str>) -> Result<Vec<CommandStats>> {
+    totals_by(conn, since_ms, cwd, "tool")
+}
+
+fn totals_by(
+    conn: &Connection,
+    since_ms: Option<i64>,
+    cwd: Option<&str>,
+    group: &str,
+) -> Result<Vec<CommandStats>> {
+    let sub = if group == "tool" { "''" } else { "subcommand" };
+    let mut stmt = conn.prepare(&format!(
+        "SELECT tool, {sub}, COUNT(*), SUM(original_tokens), SUM(compressed_tokens), \
          SUM(COALESCE(harness_tokens, original_tokens)) FROM calls \
-         WHERE ts_ms >= ?1 GROUP BY tool, subcommand \
-         ORDER BY SUM(original_tokens) - SUM(compressed_tokens) DESC, COUNT(*) DESC, tool, subcommand",
-    )?;
-    let rows = stmt.query_map([since_ms.unwrap_or(i64::MIN)], |r| {
+         WHERE ts_ms >= ?1 AND (?2 IS NULL OR cwd = ?2 OR substr(cwd, 1, length(?2) + 1) = ?2 || '/') \
+         GROUP BY {group} \
+         ORDER BY SUM(original_tokens) - SUM(compressed_tokens) DESC, COUNT(*) DESC, {group}"
+    ))?;
+    let cwd = cwd.map(|d| d.trim_end_matches('/').to_string());
+    let rows = stmt.query_map(params![since_ms.unwrap_or(i64::MIN), cwd], |r| {
         Ok(CommandStats {
             tool: r.get(0)?,
             subcommand: r.get(1)?,
@@ -312,6 +415,96 @@ pub fn by_command(conn: &Connection, since_ms: Option<i64>) -> Result<Vec<Comman
             original_tokens: r.get::<_, i64>(3)? as u64,
             compressed_tokens: r.get::<_, i64>(4)? as u64,
             harness_tokens: r.get::<_, i64>(5)? as u64,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
+/// What `tokensieve recall` asks for; every field narrows the list.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Query {
+    pub status: Option<String>,
+    pub tool: Option<String>,
+    /// A finding's path ends with this (`src/auth.rs` matches
+    /// `./src/auth.rs` and `/home/me/app/src/auth.rs`).
+    pub file: Option<String>,
+    pub since_ms: Option<i64>,
+    /// The directory the command ran in, or one below it.
+    pub cwd: Option<String>,
+    pub limit: usize,
+}
+
+/// One capture found by `recall`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Recalled {
+    pub ts_ms: i64,
+    pub tool: String,
+    pub subcommand: String,
+    pub status: String,
+    pub exit_code: i32,
+    pub object_id: Option<String>,
+    pub cwd: Option<String>,
+    pub result: Option<serde_json::Value>,
+}
+
+/// Whether a finding's `path` is the file `file` names (the same path, or
+/// one ending in `/file`).
+pub fn path_matches(path: &str, file: &str) -> bool {
+    let path = path.trim_start_matches("./");
+    path == file || path.ends_with(&format!("/{file}"))
+}
+
+/// Calls with a typed result that match `q`, newest first. Status and tool
+/// go through their `(…, ts_ms)` indexes; `--file` through `findings_path`
+/// for an exact path, then a scan of the (small) findings table for a path
+/// that ends with it.
+pub fn recall(conn: &Connection, q: &Query) -> Result<Vec<Recalled>> {
+    let mut sql = String::from(
+        "SELECT ts_ms, tool, subcommand, status, exit_code, object_id, cwd, result FROM calls \
+         WHERE result IS NOT NULL",
+    );
+    let mut args: Vec<rusqlite::types::Value> = Vec::new();
+    // adds a value, gives its `?N`
+    let mut bind = |v: rusqlite::types::Value| {
+        args.push(v);
+        format!("?{}", args.len())
+    };
+    if let Some(s) = &q.status {
+        sql.push_str(&format!(" AND status = {}", bind(s.clone().into())));
+    }
+    if let Some(t) = &q.tool {
+        sql.push_str(&format!(" AND tool = {}", bind(t.clone().into())));
+    }
+    if let Some(ms) = q.since_ms {
+        sql.push_str(&format!(" AND ts_ms >= {}", bind(ms.into())));
+    }
+    if let Some(dir) = &q.cwd {
+        let dir = dir.trim_end_matches('/').to_string();
+        // LIKE's wildcards in a directory name match themselves
+        let escaped = dir.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
+        let (d, e) = (bind(dir.into()), bind(escaped.into()));
+        sql.push_str(&format!(" AND (cwd = {d} OR cwd LIKE {e} || '/%' ESCAPE '\\')"));
+    }
+    if let Some(f) = &q.file {
+        let f = bind(f.trim_start_matches("./").to_string().into());
+        sql.push_str(&format!(
+            " AND id IN (SELECT call_id FROM findings WHERE path = {f} OR path = './' || {f} \
+             OR substr(path, -length({f}) - 1) = '/' || {f})"
+        ));
+    }
+    sql.push_str(" ORDER BY ts_ms DESC, id DESC LIMIT ");
+    sql.push_str(&q.limit.to_string());
+    let mut stmt = conn.prepare(&sql)?;
+    let rows = stmt.query_map(rusqlite::params_from_iter(args), |r| {
+        Ok(Recalled {
+            ts_ms: r.get(0)?,
+            tool: r.get(1)?,
+            subcommand: r.get(2)?,
+            status: r.get::<_, Option<String>>(3)?.unwrap_or_default(),
+            exit_code: r.get(4)?,
+            object_id: r.get(5)?,
+            cwd: r.get(6)?,
+            result: r.get::<_, Option<String>>(7)?.and_then(|s| serde_json::from_str(&s).ok()),
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
@@ -420,6 +613,66 @@ mod tests {
         assert_eq!(stats[0].saved_vs_harness(), 2200);
     }
 
+    /// Today's schema before the typed results: version 2, with rows.
+    #[test]
+    fn a_version_2_database_gains_status_results_and_findings() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let old = Connection::open(db_path(dir.path())).unwrap();
+            old.execute_batch(VERSION_1).unwrap();
+            old.execute_batch(&format!("{} PRAGMA user_version = 2;", MIGRATIONS[1])).unwrap();
+            for (code, obj) in [(0, "aaaaaaaaaaaa"), (101, "bbbbbbbbbbbb"), (137, "cccccccccccc")] {
+                old.execute(
+                    "INSERT INTO calls (ts_ms, tool, subcommand, original_tokens, compressed_tokens, shape, \
+                     exit_code, duration_ms, object_id, harness_tokens) VALUES (1, 'cargo', 'test', 10, 5, \
+                     'text:cargo', ?1, 3, ?2, 10)",
+                    params![code, obj],
+                )
+                .unwrap();
+            }
+        }
+        let conn = open(dir.path()).unwrap();
+        let v: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0)).unwrap();
+        assert_eq!(v, MIGRATIONS.len() as i64);
+        let statuses: Vec<String> = conn
+            .prepare("SELECT status FROM calls ORDER BY id")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert_eq!(statuses, ["passed", "failed", "error"]);
+        // old rows have no result to show
+        assert_eq!(result_of(dir.path(), "bbbb").unwrap(), None);
+        let plan: String = conn
+            .query_row("EXPLAIN QUERY PLAN SELECT call_id FROM findings WHERE path = 'src/a.rs'", [], |r| {
+                r.get(3)
+            })
+            .unwrap();
+        assert!(plan.contains("findings_path"), "{plan}");
+
+        let lines = ["src/a.rs:3:1: error: bad"];
+        let ledger = crate::text::ledger::scan(lines);
+        let result = crate::typed::TypedResult::of_text(&["gcc".into()], 1, &lines, &ledger, None);
+        let receipt = Receipt {
+            original: 50,
+            compressed: 20,
+            shape: crate::auditor::Shape::Text("cc".into()),
+            raw_id: Some("dddddddddddd".into()),
+            overhead: 0,
+        };
+        let hint = Hint { command: vec!["gcc".into()], exit_code: 1 };
+        let call = Call::new(Some(&hint), &receipt, 50, Duration::from_millis(1)).with_result(&result);
+        insert(&conn, &call).unwrap();
+        let stored = result_of(dir.path(), "dddd").unwrap().expect("stored");
+        assert_eq!(stored["raw"], "dddddddddddd");
+        assert_eq!(stored["findings"][0]["path"], "src/a.rs");
+        let n: i64 = conn
+            .query_row("SELECT COUNT(*) FROM findings WHERE path = 'src/a.rs'", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(n, 1);
+    }
+
     #[test]
     fn rows_group_by_command_and_window() {
         let dir = tempfile::tempdir().unwrap();
@@ -435,6 +688,10 @@ mod tests {
             exit_code: 0,
             duration_ms: 1,
             object_id: None,
+            status: "passed".into(),
+            cwd: None,
+            result: None,
+            findings: Vec::new(),
         };
         insert(&conn, &row(1_000, "aws", "ec2 describe-vpcs", 100, 40)).unwrap();
         insert(&conn, &row(2_000, "aws", "ec2 describe-vpcs", 50, 10)).unwrap();

@@ -12,6 +12,7 @@
 //! - `store`, `history`: the raw object store and the SQLite call log.
 //! - `budget`, `view`: the stdout budget and the views printed above it.
 //! - `homefs`: the one way to write under the home (no symlink followed).
+//! - `typed`: the typed result of a capture (status, counts, findings).
 //! - `cli`: the `tokensieve` subcommands.
 //! - `config`: every setting (environment > project file > user file >
 //!   default) in one place; `userfilter`: the `[[filter]]`s those files define.
@@ -31,6 +32,7 @@ pub mod pipeline;
 pub mod shim;
 pub mod store;
 pub mod text;
+pub mod typed;
 pub mod userfilter;
 pub mod view;
 

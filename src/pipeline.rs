@@ -3,6 +3,7 @@
 
 use crate::auditor::{Encoding, ReceiptForm, Shape};
 use crate::budget;
+use crate::typed::{Format, TypedResult};
 
 /// What we know about the command that produced the bytes.
 #[derive(Clone, Debug, Default)]
@@ -40,6 +41,9 @@ pub struct Settings {
     /// Characters of stdout the agent's harness shows whole (`crate::budget`);
     /// a longer rendering becomes a view. `None`: no limit.
     pub budget: Option<usize>,
+    /// What stdout carries: the compressed text, or the typed result with it
+    /// as JSON or YAML (`--format`, `TOKENSIEVE_FORMAT`).
+    pub format: Format,
     /// The user's `[[filter]]`s (`crate::userfilter`), tried before the
     /// built-in text filters.
     pub user_filters: std::sync::Arc<[crate::userfilter::UserFilter]>,
@@ -122,6 +126,7 @@ impl Default for Settings {
             receipt: ReceiptForm::Long,
             raw_id: None,
             budget: None,
+            format: Format::Text,
             user_filters: std::sync::Arc::from(Vec::new()),
         }
     }
@@ -168,18 +173,38 @@ pub struct Rendered {
 /// Renders `raw` for an agent. `None` means "pass the raw bytes through".
 /// Never panics on any input (callers also guard with catch_unwind).
 pub fn render(raw: &[u8], hint: Option<&Hint>, settings: &Settings) -> Option<Rendered> {
+    render_typed(raw, hint, settings).0
+}
+
+/// `render`, and for text with a hint its typed result (`crate::typed`).
+pub fn render_typed(
+    raw: &[u8],
+    hint: Option<&Hint>,
+    settings: &Settings,
+) -> (Option<Rendered>, Option<TypedResult>) {
     if raw.is_empty() || is_binary(raw) {
-        return None;
+        return (None, None);
     }
     // An excerpt (JSON lines past the capture cap) is some lines of a larger
     // output: rendered as text, whose numbers speak of the whole.
     if settings.excerpt.is_none()
         && let Some(value) = crate::json::parse(raw)
     {
-        return Some(crate::json::render(value, raw, settings));
+        return (Some(crate::json::render(value, raw, settings)), None);
     }
-    let text = std::str::from_utf8(raw).ok()?;
-    let rendered = crate::text::render(text, hint, settings);
+    let Ok(text) = std::str::from_utf8(raw) else { return (None, None) };
+    let (rendered, result) = crate::text::render_typed(text, hint, settings);
+    (view_if_over_budget(text, rendered, hint, settings), result)
+}
+
+/// Past the budget, a view instead of the rendering (or of the text that
+/// would pass as it is).
+fn view_if_over_budget(
+    text: &str,
+    rendered: Option<Rendered>,
+    hint: Option<&Hint>,
+    settings: &Settings,
+) -> Option<Rendered> {
     // Past the budget (the summary, or the text that would pass as it is):
     // a view by signal priority rather than the harness's blind cut.
     match rendered {
@@ -205,15 +230,24 @@ pub fn is_binary(raw: &[u8]) -> bool {
 /// `render`, with a panic anywhere in the pipeline turned into "deliver raw":
 /// a bug of ours must never cost the agent its output.
 pub fn render_guarded(raw: &[u8], hint: Option<&Hint>, settings: &Settings) -> Option<Rendered> {
+    render_guarded_typed(raw, hint, settings).0
+}
+
+/// `render_typed` under the same guard (a panic: raw bytes, no result).
+pub fn render_guarded_typed(
+    raw: &[u8],
+    hint: Option<&Hint>,
+    settings: &Settings,
+) -> (Option<Rendered>, Option<TypedResult>) {
     let prev = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
-    let out = std::panic::catch_unwind(|| render(raw, hint, settings));
+    let out = std::panic::catch_unwind(|| render_typed(raw, hint, settings));
     std::panic::set_hook(prev);
     match out {
         Ok(r) => r,
         Err(_) => {
             eprintln!("tokensieve: internal error while compressing; raw output delivered");
-            None
+            (None, None)
         }
     }
 }

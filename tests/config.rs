@@ -22,6 +22,7 @@ fn sample(key: &str) -> (&'static str, &'static str) {
         "dedup" => ("\"aggressive\"", "aggressive"),
         "epoch" => ("\"keep\"", "keep"),
         "receipt" => ("\"short\"", "short"),
+        "format" => ("\"json\"", "json"),
         "store_max_bytes" => ("\"64M\"", "64M"),
         "capture_max_bytes" => ("\"16M\"", "16M"),
         "text_wait_secs" => ("30", "30"),

@@ -1,12 +1,14 @@
 //! `tokensieve gain [--since 24h|7d|all] [--json]`: recorded savings per
-//! command, with bars and totals.
+//! command, with bars and totals; `--markdown [--since-ref REF]` the PR
+//! scorecard (per tool, calls made in this repository since the branch left
+//! REF).
 
 use std::ffi::OsString;
 use std::io::Write;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 use serde_json::json;
 
 use crate::history::{self, CommandStats};
@@ -17,6 +19,8 @@ use crate::store;
 pub(crate) struct Options {
     pub since: Option<String>,
     pub json: bool,
+    pub markdown: bool,
+    pub since_ref: Option<String>,
 }
 
 #[derive(Debug)]
@@ -26,6 +30,10 @@ pub(crate) struct Args {
     /// The window as the user wrote it, for the heading.
     pub label: String,
     pub json: bool,
+    /// A per-tool table for a PR description (`--markdown`).
+    pub markdown: bool,
+    /// Count calls made in this repository since this ref's branch point.
+    pub since_ref: Option<String>,
 }
 
 impl Args {
@@ -33,8 +41,23 @@ impl Args {
         if let Some(extra) = positional.first() {
             bail!("unexpected argument '{}'", extra.to_string_lossy());
         }
+        if opts.since_ref.is_some() && !opts.markdown {
+            bail!("--since-ref goes with --markdown (the PR scorecard)");
+        }
+        if opts.since_ref.is_some() && opts.since.is_some() {
+            bail!("--since-ref and --since both set the window; give one");
+        }
+        if opts.markdown && opts.json {
+            bail!("--markdown and --json are two formats; give one");
+        }
         let label = opts.since.unwrap_or_else(|| "all".to_owned());
-        Ok(Args { since: parse_since(&label)?, label, json: opts.json })
+        Ok(Args {
+            since: parse_since(&label)?,
+            label,
+            json: opts.json,
+            markdown: opts.markdown,
+            since_ref: opts.since_ref,
+        })
     }
 }
 
@@ -59,8 +82,20 @@ pub(crate) fn parse_since(s: &str) -> Result<Option<Duration>> {
 
 pub(crate) fn run(args: &Args) -> Result<ExitCode> {
     let home = store::home();
-    let since_ms = args.since.map(|d| history::now_ms().saturating_sub(d.as_millis() as i64));
+    let mut since_ms = args.since.map(|d| history::now_ms().saturating_sub(d.as_millis() as i64));
+    let mut window = Window { label: args.label.clone(), base: None, repo: None };
+    if args.markdown {
+        window.repo = git(&["rev-parse", "--show-toplevel"]).ok();
+        if let Some(r) = &args.since_ref {
+            let base =
+                git(&["merge-base", "HEAD", r]).with_context(|| format!("no branch point with '{r}'"))?;
+            let secs: i64 = git(&["show", "-s", "--format=%ct", &base])?.parse().context("a commit time")?;
+            since_ms = Some(secs * 1000);
+            window.base = Some((r.clone(), base.chars().take(10).collect()));
+        }
+    }
     let stats = match history::open_existing(&home).and_then(|c| match c {
+        Some(conn) if args.markdown => history::by_tool(&conn, since_ms, window.repo.as_deref()),
         Some(conn) => history::by_command(&conn, since_ms),
         None => Ok(Vec::new()),
     }) {
@@ -71,7 +106,9 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
         }
         Err(e) => return Err(e.context("cannot read the history")),
     };
-    let text = if args.json {
+    let text = if args.markdown {
+        render_markdown(&stats, &window)
+    } else if args.json {
         render_json(&stats, &args.label).to_string()
     } else {
         render_table(&stats, &args.label)
@@ -82,6 +119,62 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
         other => other?,
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `git ARGS` in the current directory: its trimmed stdout, or why not.
+fn git(args: &[&str]) -> Result<String> {
+    let out = std::process::Command::new("git")
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .context("cannot run git")?;
+    if !out.status.success() {
+        bail!("git {}: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim());
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// What the scorecard counts: a time window, the ref's branch point
+/// (`(ref, short sha)`) and the repository the calls ran in.
+pub(crate) struct Window {
+    pub label: String,
+    pub base: Option<(String, String)>,
+    pub repo: Option<String>,
+}
+
+/// The PR scorecard: tokens kept out of the agent's context per tool, as a
+/// Markdown table (the numbers right-aligned, totals last).
+pub(crate) fn render_markdown(stats: &[CommandStats], w: &Window) -> String {
+    let window = match (&w.base, w.label.as_str()) {
+        (Some((r, sha)), _) => format!("since this branch left `{r}` ({sha})"),
+        (None, "all") => "all recorded calls".to_string(),
+        (None, l) => format!("the last {l}"),
+    };
+    let mut out = format!("#### tokensieve: tokens kept out of the agent's context, {window}\n\n");
+    if stats.is_empty() {
+        out.push_str("No calls recorded in this window.");
+        return out;
+    }
+    out.push_str("| tool | calls | tokens in | tokens out | kept out | saved |\n");
+    out.push_str("|---|---:|---:|---:|---:|---:|\n");
+    let row = |name: &str, s: &CommandStats| {
+        format!(
+            "| {name} | {} | {} | {} | {} | {:.1}% |\n",
+            group(s.calls),
+            group(s.original_tokens),
+            group(s.compressed_tokens),
+            group(s.saved_tokens()),
+            pct(s)
+        )
+    };
+    for s in stats {
+        // a tool name is a plain word (history's rules); `|` cannot occur
+        out.push_str(&row(&format!("`{}`", s.tool), s));
+    }
+    out.push_str(&row("**total**", &totals(stats)));
+    out.truncate(out.trim_end().len());
+    out
 }
 
 fn totals(stats: &[CommandStats]) -> CommandStats {

@@ -10,6 +10,7 @@ mod hook;
 mod init;
 mod inspect;
 mod install;
+mod recall;
 mod run;
 mod settings;
 mod show;
@@ -17,11 +18,12 @@ mod show;
 use std::ffi::OsString;
 use std::process::ExitCode;
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 use lexopt::prelude::*;
 
 use crate::auditor::Encoding;
 use crate::pipeline::{Dedup, Settings};
+use crate::typed::Format;
 
 const HELP: &str = "\
 tokensieve: compact, lossless-on-demand views of CLI output for AI agents
@@ -34,10 +36,18 @@ usage:
   tokensieve fetch -- 'CMD1' 'CMD2'...  run each (sh -c), merge outputs, compress once
   tokensieve show ID [--lines A:B] [--grep RE] [--path]
                                         a call's raw output (ID from the receipt)
+  tokensieve show ID --summary [--format json|yaml]
+                                        the call's stored typed result (status, counts, findings)
   tokensieve show ID [--slurp] --jq FILTER
                                         a jq program over it (compact, within the budget)
   tokensieve gain [--since 24h|7d|all] [--json]
                                         recorded savings per command
+  tokensieve gain --markdown [--since-ref main]
+                                        PR scorecard: tokens kept out of context per tool,
+                                        calls in this repository since the branch left main
+  tokensieve recall [--status passed|failed|error] [--tool T] [--file PATH] [--since 2d]
+                  [--cwd] [--limit N] [--json]
+                                        past captures by their typed result, newest first
   tokensieve install [TOOL...]          shim TOOLs (default: common agent CLIs on PATH)
   tokensieve uninstall [TOOL...]        remove shims (all, and the PATH lines, if none named)
   tokensieve doctor                     check PATH order, shims, real tools, agents
@@ -55,6 +65,9 @@ options:
   --aggressive               seed 000's value-only dedup and epoch deletion
   --cmd \"CMD ARGS\"           treat the input as this command's output
   --exit N                   ... with this exit status
+  --format text|json|yaml    stdout: the compressed text (default), or the typed result
+                             (status, counts, findings, raw id) holding it
+                             (env TOKENSIEVE_FORMAT, for the shims too)
 
 Called through a symlink named after a tool (aws, kubectl, gh, ...), it runs
 the real tool and compresses its stdout when an agent reads it.
@@ -101,6 +114,7 @@ fn run(args: Vec<OsString>) -> Result<ExitCode> {
     let mut stage: Option<String> = None;
     let mut show_opts = show::Options::default();
     let mut gain_opts = gain::Options::default();
+    let mut recall_opts = recall::Options::default();
     // Options that belong to one subcommand, as typed, to refuse them elsewhere.
     let mut specific: Vec<&'static str> = Vec::new();
     while let Some(arg) = parser.next()? {
@@ -120,6 +134,9 @@ fn run(args: Vec<OsString>) -> Result<ExitCode> {
             }
             Long("tokenizer") => global.settings.encoding = Encoding::parse(&text(&mut parser)?)?,
             Long("aggressive") => global.settings.dedup = Dedup::Aggressive,
+            Long("format") => {
+                global.settings.format = Format::parse(&text(&mut parser)?).context("--format")?
+            }
             Long("cmd") => global.cmd = Some(text(&mut parser)?),
             Long("exit") => global.exit = parser.value()?.parse()?,
             Long("stage") => stage = Some(text(&mut parser)?),
@@ -128,8 +145,16 @@ fn run(args: Vec<OsString>) -> Result<ExitCode> {
             Long("path") => show_opts.path = true,
             Long("jq") => show_opts.jq = Some(text(&mut parser)?),
             Long("slurp") => show_opts.slurp = true,
+            Long("summary") => show_opts.summary = true,
             Long("since") => gain_opts.since = Some(text(&mut parser)?),
             Long("json") => gain_opts.json = true,
+            Long("markdown") => gain_opts.markdown = true,
+            Long("since-ref") => gain_opts.since_ref = Some(text(&mut parser)?),
+            Long("status") => recall_opts.status = Some(text(&mut parser)?),
+            Long("tool") => recall_opts.tool = Some(text(&mut parser)?),
+            Long("file") => recall_opts.file = Some(text(&mut parser)?),
+            Long("cwd") => recall_opts.cwd = true,
+            Long("limit") => recall_opts.limit = Some(text(&mut parser)?),
             Value(v) if positional.is_empty() && RAW_SUBCOMMANDS.contains(&v.to_str().unwrap_or("")) => {
                 let rest: Vec<OsString> = parser.raw_args()?.collect();
                 return raw_subcommand(&v.to_string_lossy(), rest, &global);
@@ -139,11 +164,13 @@ fn run(args: Vec<OsString>) -> Result<ExitCode> {
         }
     }
     let sub = positional.first().and_then(|s| s.to_str()).unwrap_or("");
-    let sub_name = if matches!(sub, "decode" | "inspect" | "show" | "gain" | "help") { sub } else { "" };
+    let sub_name =
+        if matches!(sub, "decode" | "inspect" | "show" | "gain" | "recall" | "help") { sub } else { "" };
     for opt in specific {
-        let owner = SUBCOMMAND_OPTIONS.iter().find(|(o, _)| *o == opt).map_or("", |(_, owner)| *owner);
-        if owner != sub_name {
-            bail!("--{opt} is an option of `tokensieve {owner}`");
+        let mut owners = SUBCOMMAND_OPTIONS.iter().filter(|(o, _)| *o == opt).map(|(_, owner)| *owner);
+        if !owners.clone().any(|o| o == sub_name) {
+            let names: Vec<String> = owners.by_ref().map(|o| format!("`tokensieve {o}`")).collect();
+            bail!("--{opt} is an option of {}", names.join(" and "));
         }
     }
     if matches!(sub, "decode" | "help") && positional.len() > 1 {
@@ -158,12 +185,16 @@ fn run(args: Vec<OsString>) -> Result<ExitCode> {
         "inspect" => inspect::inspect(stage.as_deref(), &global),
         "show" => show::run(&show::Args::new(&positional[1..], show_opts)?, &global),
         "gain" => gain::run(&gain::Args::new(&positional[1..], gain_opts)?),
+        "recall" => {
+            let q = recall::query(&recall_opts, gain_opts.since.as_deref())?;
+            recall::run(&positional[1..], &q, gain_opts.json, &global)
+        }
         _ if positional.len() > 1 => bail!("unexpected argument '{}'", positional[1].to_string_lossy()),
         _ => filter::run(positional.first(), &global),
     }
 }
 
-/// Options only one subcommand understands, and that subcommand.
+/// Options only some subcommands understand, and those subcommands.
 const SUBCOMMAND_OPTIONS: &[(&str, &str)] = &[
     ("stage", "inspect"),
     ("lines", "show"),
@@ -171,8 +202,18 @@ const SUBCOMMAND_OPTIONS: &[(&str, &str)] = &[
     ("path", "show"),
     ("jq", "show"),
     ("slurp", "show"),
+    ("summary", "show"),
     ("since", "gain"),
     ("json", "gain"),
+    ("markdown", "gain"),
+    ("since-ref", "gain"),
+    ("since", "recall"),
+    ("json", "recall"),
+    ("status", "recall"),
+    ("tool", "recall"),
+    ("file", "recall"),
+    ("cwd", "recall"),
+    ("limit", "recall"),
 ];
 
 /// An option's value as UTF-8 text (every text-valued option reads it so).

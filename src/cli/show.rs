@@ -14,6 +14,7 @@ use regex::bytes::Regex;
 
 use super::Global;
 use crate::store::{self, Lookup, Store};
+use crate::typed::{self, Format};
 use crate::{handoff, history, jq};
 
 /// Options as typed, before validation.
@@ -24,6 +25,7 @@ pub(crate) struct Options {
     pub path: bool,
     pub jq: Option<String>,
     pub slurp: bool,
+    pub summary: bool,
 }
 
 /// A 1-based inclusive line range; `end: None` runs to the last line.
@@ -41,6 +43,8 @@ pub(crate) struct Args {
     pub path: bool,
     pub jq: Option<String>,
     pub slurp: bool,
+    /// The stored typed result instead of the raw bytes.
+    pub summary: bool,
 }
 
 impl Args {
@@ -70,7 +74,12 @@ impl Args {
         if opts.slurp && opts.jq.is_none() {
             bail!("--slurp goes with --jq (it reads every JSON value of the output into one array)");
         }
-        Ok(Args { id, lines, grep, path: opts.path, jq: opts.jq, slurp: opts.slurp })
+        if opts.summary && (lines.is_some() || grep.is_some() || opts.path || opts.jq.is_some()) {
+            bail!(
+                "--summary prints the stored result; it does not combine with --lines, --grep, --path or --jq"
+            );
+        }
+        Ok(Args { id, lines, grep, path: opts.path, jq: opts.jq, slurp: opts.slurp, summary: opts.summary })
     }
 }
 
@@ -113,6 +122,9 @@ pub(crate) fn select_lines(raw: &[u8], range: Option<LineRange>) -> impl Iterato
 
 pub(crate) fn run(args: &Args, global: &Global) -> Result<ExitCode> {
     let home = store::home();
+    if args.summary {
+        return summary(&home, &args.id, global.settings.format);
+    }
     let raw_store = Store::new(home.clone(), crate::config::get().store_max_bytes());
     let (hex, path) = match raw_store.find(&args.id)? {
         Lookup::Found { hex, path } => (hex, path),
@@ -199,6 +211,28 @@ fn query(raw: &[u8], filter: &str, slurp: bool, global: &Global) -> Result<ExitC
         text.push('\n');
     }
     handoff::deliver(text.as_bytes(), None, &global.settings, started).context("cannot write to stdout")?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--summary`: the typed result stored with the call (it outlives an
+/// evicted raw output), as text or, with `--format json|yaml`, as stored.
+fn summary(home: &std::path::Path, id: &str, format: Format) -> Result<ExitCode> {
+    let Some(v) = typed::stored(home, id).context("cannot read the history")? else {
+        eprintln!(
+            "tokensieve: no typed result is stored for {id} (calls recorded before results were kept have none)"
+        );
+        return Ok(ExitCode::from(1));
+    };
+    let text = match format {
+        Format::Text => typed::summary_text(&v),
+        Format::Json => format!("{}\n", serde_json::to_string_pretty(&v)?),
+        Format::Yaml => typed::to_yaml(&v),
+    };
+    let mut out = io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {}
+        other => other.context("cannot write to stdout")?,
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -120,6 +120,13 @@ pub static SPECS: &[Spec] = &[
         list: false,
     },
     Spec {
+        key: "format",
+        env: "TOKENSIEVE_FORMAT",
+        about: "stdout: the compressed text, or the typed result holding it: text, json or yaml",
+        check: |v| crate::typed::Format::parse(v).map(|f| f.name().to_string()),
+        list: false,
+    },
+    Spec {
         key: "store_max_bytes",
         env: "TOKENSIEVE_STORE_MAX_BYTES",
         about: "raw output store cap (bytes, K, M, G; 0: off)",
@@ -376,6 +383,7 @@ impl Config {
                 _ => ReceiptForm::Long,
             },
             user_filters: self.user_filters(),
+            format: self.text("format").and_then(|v| crate::typed::Format::parse(v).ok()).unwrap_or_default(),
             ..Settings::default()
         }
     }
@@ -498,6 +506,7 @@ fn default_text(key: &str) -> String {
         "text_threshold" => "4000".into(),
         "dedup" => "default".into(),
         "epoch" | "receipt" => "auto".into(),
+        "format" => "text".into(),
         "store_max_bytes" => "256M".into(),
         "capture_max_bytes" => "64M".into(),
         "text_wait_secs" => "0".into(),

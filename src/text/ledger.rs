@@ -369,6 +369,22 @@ static STEMS: Lazy<AhoCorasick> = Lazy::new(|| {
         "valid",
         "rspec ",
         ") ",
+        "undefined reference",
+        "cmake",
+        "line ",
+        "sanitizer",
+        "assertion",
+        "segfault",
+        "protection fault",
+        "bug:",
+        "oops:",
+        "call trace",
+        "blocked for",
+        "** (",
+        "result:",
+        "files=",
+        "unable to",
+        "could not",
     ];
     AhoCorasick::builder().ascii_case_insensitive(true).build(stems).expect("valid stems")
 });
@@ -381,6 +397,12 @@ static DETECTOR_SPECS: &[(Kind, &str)] = &[
     (Kind::Trace, r"^Exception in thread "),
     (Kind::Trace, r"^panic: |^fatal error: |^goroutine \d+ \[[^\]]*\]:$"),
     (Kind::Trace, r"^thread '[^']*' (?:\(\d+\) )?panicked at|\bpanicked at \S+:\d+:\d+"),
+    // an exception or error line on its own (`TypeError: ...`, `│ Error: ...`,
+    // `java.lang.IllegalStateException: ...`, Elixir's `** (RuntimeError) ...`)
+    (
+        Kind::Trace,
+        r"^[\s│|]{0,4}(?:[\w$]+\.)*(?:[A-Z][\w$]*)?(?:Error|Exception)(?: \[\w+\])?: \S|^\s*\*\* \([\w.]+\) \S",
+    ),
     // compiler and checker diagnostics
     (
         Kind::Diagnostic,
@@ -392,6 +414,23 @@ static DETECTOR_SPECS: &[(Kind, &str)] = &[
     (Kind::Diagnostic, r"^(?:error|warning)(?:\[[A-Za-z]+\d+\])?: \S"),
     (Kind::Diagnostic, r"^\s*--> \S+:\d+:\d+"),
     (Kind::Diagnostic, r"(?-u:\b)error TS\d+(?-u:\b)"),
+    // GHC and others end the header line at `error:`
+    (Kind::Diagnostic, r"^\S+:\d+:\d+: (?:error|warning):$"),
+    // UBSan, Python warnings (`app.py:27: DeprecationWarning: ...`)
+    (Kind::Diagnostic, r"^\S+:\d+:\d+: runtime error: |^\S+:\d+: [A-Z]\w*Warning: \S"),
+    // linkers, CMake, shells, PHP, Ruby, Perl
+    (
+        Kind::Diagnostic,
+        r": undefined reference to |^collect2: error: |^\S*ld: cannot find |^ld(?:\.\w+)?: error: ",
+    ),
+    (Kind::Diagnostic, r"^CMake (?:Error|Warning)(?: \(dev\))? at \S+:\d+"),
+    (
+        Kind::Diagnostic,
+        r"^\S+: line \d+: .*(?:command not found|syntax error|unbound variable|No such file or directory|Permission denied|bad substitution)",
+    ),
+    (Kind::Diagnostic, r"^(?:PHP )?(?:Fatal error|Parse error|Warning): .* on line \d+"),
+    (Kind::Diagnostic, r"^\S+:\d+:in [`'].*\([A-Z]\w*(?:Error|Exception)\)$"),
+    (Kind::Diagnostic, r" at \S+ line \d+\.$"),
     // test failures
     (Kind::TestFailure, r"(?-u:\b)FAIL(?:ED|URE)?(?-u:\b)"),
     (Kind::TestFailure, r"^\s*not ok \d+"),
@@ -414,6 +453,15 @@ static DETECTOR_SPECS: &[(Kind, &str)] = &[
         r#"(?i)(?-u:\b)level["']?\s*[=:]\s*["']?(?:error|fatal|critical|crit|emerg|alert|panic)(?-u:\b)|\[(?:error|crit|alert|emerg)\]"#,
     ),
     (Kind::Level, r"^[EF]\d{4} \d\d:\d\d:\d\d"),
+    // sanitizers, failed assertions, the kernel's crash reports, apt errors
+    (
+        Kind::Level,
+        r"==\d+==\s*ERROR: \w+Sanitizer|^SUMMARY: \w+Sanitizer: |: Assertion [`'].*' failed\.$|^E: \S",
+    ),
+    (
+        Kind::Level,
+        r"segfault at [0-9a-f]+ ip |general protection fault|Kernel panic|(?:^|\] )(?:BUG|Oops): |Call Trace:|blocked for more than \d+ seconds",
+    ),
     // the tool's own summary and footer lines
     (
         Kind::Summary,
@@ -447,6 +495,15 @@ static DETECTOR_SPECS: &[(Kind, &str)] = &[
         r"^OK(?: \(.*\))?$|^\d+ (?:errors?|warnings?)(?: and \d+ (?:errors?|warnings?))? generated\.$",
     ),
     (Kind::Summary, r"^g?make(?:\[\d+\])?: \*\*\* "),
+    // TAP harnesses, doctest, googletest, ctest, PHPUnit
+    (
+        Kind::Summary,
+        r"^Result: (?:PASS|FAIL)|^Files=\d+, Tests=\d+|^\*\*\*Test Failed\*\*\*|^\d+ passed and \d+ failed\.|^\[  (?:FAILED|PASSED)  \] |^\[==========\] \d+ tests?",
+    ),
+    (
+        Kind::Summary,
+        r"tests? passed, \d+ tests? failed out of \d+|^The following tests FAILED:|^FAILURES!$|^Tests: \d+, Assertions: \d+",
+    ),
     (
         Kind::Summary,
         r"^Plan: \d+ to add|^Success! The configuration is valid|^Apply complete!|^No changes\. ",

@@ -27,6 +27,7 @@ use aho_corasick::AhoCorasick;
 
 use crate::auditor::Shape;
 use crate::pipeline::{Hint, Rendered, Settings};
+use crate::typed::TypedResult;
 
 pub use command::Invocation;
 pub use filters::Filter;
@@ -61,26 +62,60 @@ pub fn claims(command: &[String]) -> bool {
 /// is. Without a hint (plain `tokensieve < file`) text passes through
 /// untouched.
 pub fn render(text: &str, hint: Option<&Hint>, settings: &Settings) -> Option<Rendered> {
-    let hint = hint?;
+    render_typed(text, hint, settings).0
+}
+
+/// `render`, and the typed result of the output (`crate::typed`), read from
+/// the same cleaned lines and ledger. Without a hint there is neither.
+pub fn render_typed(
+    text: &str,
+    hint: Option<&Hint>,
+    settings: &Settings,
+) -> (Option<Rendered>, Option<TypedResult>) {
+    let Some(hint) = hint else { return (None, None) };
     let cleaned = clean::clean(text);
+    let lines: Vec<&str> = cleaned.split('\n').collect();
+    let ledger = ledger::scan(lines.iter().copied());
+    let mut anchors = None;
+    let rendered = render_lines(text, hint, settings, &cleaned, &lines, &ledger, &mut anchors);
+    let mut result = TypedResult::of_text(&hint.command, hint.exit_code, &lines, &ledger, anchors);
+    if let Some(ex) = &settings.excerpt {
+        for f in &mut result.findings {
+            f.raw_line = ex.line_number(f.raw_line - 1);
+        }
+    }
+    (rendered, Some(result))
+}
+
+/// The candidates over the cleaned lines and their ledger; `anchors` learns
+/// the claiming built-in filter's name and whether it found its anchors.
+fn render_lines(
+    text: &str,
+    hint: &Hint,
+    settings: &Settings,
+    cleaned: &str,
+    lines: &[&str],
+    ledger: &ledger::Ledger,
+    anchors: &mut Option<(&'static str, bool)>,
+) -> Option<Rendered> {
     // The user's filter for this command (settings files), if any; one
     // that only turns the built-in off proposes nothing itself.
     let user = crate::userfilter::pick(&settings.user_filters, &hint.command);
     let proposes = user.filter(|u| u.transforms());
-    if text.len() < TINY && proposes.is_none() {
-        return tiny(text, &cleaned, hint.exit_code);
-    }
-    let lines: Vec<&str> = cleaned.split('\n').collect();
-    let ledger = ledger::scan(lines.iter().copied());
     let src = guard::Source {
         raw: guard::raw_lines(text),
-        cleaned: lines,
-        ledger: &ledger,
+        cleaned: lines.to_vec(),
+        ledger,
         // an excerpt's counts would not be what `show ID --grep` prints
         id: settings.raw_id.as_deref().filter(|_| settings.excerpt.is_none()),
         excerpt: settings.excerpt.as_ref(),
         budget: settings.budget,
     };
+    let builtin = if user.is_some_and(|u| !u.builtin) { None } else { filter_for(&hint.command) };
+    if text.len() < TINY && proposes.is_none() {
+        *anchors = builtin.as_ref().map(|(inv, f)| (f.name(), f.summarize(inv, cleaned, &src).is_some()));
+        return tiny(text, cleaned, hint.exit_code);
+    }
     let large = text.len() > settings.text_threshold;
     let note = if large { settings.raw_note.as_deref() } else { None };
     let exit = hint.exit_code;
@@ -89,7 +124,7 @@ pub fn render(text: &str, hint: Option<&Hint>, settings: &Settings) -> Option<Re
     // One that changes nothing (its patterns are for another output of the
     // tool) leaves the command to the next candidates.
     if let Some(user) = proposes
-        && let body = user.apply(text, &cleaned)
+        && let body = user.apply(text, cleaned)
         && body.trim_end_matches('\n') != cleaned.trim_end_matches('\n')
     {
         let out = finish(body, exit, note);
@@ -98,32 +133,36 @@ pub fn render(text: &str, hint: Option<&Hint>, settings: &Settings) -> Option<Re
             Err(b) => debug(&format!("user filter {} {}; trying the next", user.name, b.describe(&src))),
         }
         if text.len() < TINY {
-            return tiny(text, &cleaned, exit);
+            return tiny(text, cleaned, exit);
         }
     }
-    let builtin = if user.is_some_and(|u| !u.builtin) { None } else { filter_for(&hint.command) };
-    if let Some((inv, filter)) = builtin
-        && let Some(body) = filter.summarize(&inv, &cleaned, &src)
-    {
-        // dense output (hundreds of findings): families condensed, then the cap
-        let dense =
-            !filter.lossless() && text.len() > 2 * settings.text_threshold && body.len() * 2 > text.len();
-        let body = if dense {
-            let body = condense::condense(&body, &src).unwrap_or(body);
-            cap(body, text.len(), note, &src)
-        } else {
-            body
-        };
-        let out = finish(body, exit, note);
-        match guard::check(&out, &src) {
-            Ok(()) => return Some(Rendered { text: out, shape: Shape::Text(filter.name().into()) }),
-            Err(b) => {
-                debug(&format!("text:{} {}; trying the generic rendering", filter.name(), b.describe(&src)))
+    if let Some((inv, filter)) = builtin {
+        let summary = filter.summarize(&inv, cleaned, &src);
+        *anchors = Some((filter.name(), summary.is_some()));
+        if let Some(body) = summary {
+            // dense output (hundreds of findings): families condensed, then the cap
+            let dense =
+                !filter.lossless() && text.len() > 2 * settings.text_threshold && body.len() * 2 > text.len();
+            let body = if dense {
+                let body = condense::condense(&body, &src).unwrap_or(body);
+                cap(body, text.len(), note, &src)
+            } else {
+                body
+            };
+            let out = finish(body, exit, note);
+            match guard::check(&out, &src) {
+                Ok(()) => return Some(Rendered { text: out, shape: Shape::Text(filter.name().into()) }),
+                Err(b) => debug(&format!(
+                    "text:{} {}; trying the generic rendering",
+                    filter.name(),
+                    b.describe(&src)
+                )),
             }
         }
     }
 
-    let (body, kind) = generic::render(&src, settings);
+    let asked = kind::asked(Invocation::parse(&hint.command).as_ref());
+    let (body, kind) = generic::render(&src, settings, asked);
     let (name, note) = match kind {
         kind::Kind::Document => ("document", None),
         kind::Kind::Log => ("generic", note),
@@ -133,7 +172,30 @@ pub fn render(text: &str, hint: Option<&Hint>, settings: &Settings) -> Option<Re
         Ok(()) => return whole_or(text, out, name),
         Err(b) => debug(&format!("text:generic {}; delivering the cleaned text whole", b.describe(&src))),
     }
-    whole_or(text, finish(cleaned.clone(), exit, None), "clean")
+    whole_or(text, finish(cleaned.to_string(), exit, None), "clean")
+}
+
+/// The guard for a rendering made outside `render` (a user's `[[filter]]`
+/// from config.toml): `Ok(())` when every signal line the ledger marks in
+/// `raw` is in `rendering` verbatim (indentation aside) or counted by a line
+/// `(N lines: tokensieve show ID --grep 'RE')` whose grep, run over the
+/// stored raw output (`settings.raw_id`), prints exactly N lines including
+/// those; otherwise the reason, one line. A caller whose rendering fails
+/// delivers `render(raw, hint, settings)` instead (built-in filter, then the
+/// generic path, then the cleaned text: each under the same guard).
+pub fn check_rendering(raw: &str, rendering: &str, settings: &Settings) -> Result<(), String> {
+    let cleaned = clean::clean(raw);
+    let lines: Vec<&str> = cleaned.split('\n').collect();
+    let ledger = ledger::scan(lines.iter().copied());
+    let src = guard::Source {
+        raw: guard::raw_lines(raw),
+        cleaned: lines,
+        ledger: &ledger,
+        id: settings.raw_id.as_deref().filter(|_| settings.excerpt.is_none()),
+        excerpt: settings.excerpt.as_ref(),
+        budget: settings.budget,
+    };
+    guard::check(rendering, &src).map_err(|b| b.describe(&src))
 }
 
 /// A text too short to summarise, which an agent still reads cleaned.
@@ -358,6 +420,25 @@ mod tests {
         let r = render(&text, Some(&hint), &Settings::default()).unwrap();
         assert_eq!(r.shape, Shape::Text("generic".into()));
         assert!(r.text.contains("same line here (×40)"), "{}", r.text);
+    }
+}
+
+/// The guard's entry point for renderings made outside `render`.
+#[cfg(test)]
+mod check_rendering_tests {
+    use super::*;
+
+    #[test]
+    fn a_user_rendering_must_keep_or_count_every_signal_line() {
+        let raw = "step 1\nstep 2\nsrc/a.c:3:1: error: boom\nstep 3\nERROR disk full\n";
+        let settings = Settings { raw_id: Some("abc123".into()), ..Settings::default() };
+        assert_eq!(check_rendering(raw, "src/a.c:3:1: error: boom\nERROR disk full\n", &settings), Ok(()));
+        let counted = "src/a.c:3:1: error: boom\n(1 lines: tokensieve show abc123 --grep 'ERROR')\n";
+        assert_eq!(check_rendering(raw, counted, &settings), Ok(()));
+        let lost = check_rendering(raw, "3 steps\n", &settings).unwrap_err();
+        assert!(lost.starts_with("2 signal lines lost (first: L3 "), "{lost}");
+        let wrong = "src/a.c:3:1: error: boom\n(2 lines: tokensieve show abc123 --grep 'ERROR')\n";
+        assert!(check_rendering(raw, wrong, &settings).unwrap_err().contains("false count"));
     }
 }
 
