@@ -18,6 +18,7 @@
 //! - `config`: every setting (environment > project file > user file >
 //!   default) in one place; `userfilter`: the `[[filter]]`s those files define.
 //! - `agents`: each agent's own setting that puts the shims on its shell's PATH.
+//! - `transcript`: agent session logs read line by line (`discover`, `session compact`).
 
 pub mod agents;
 pub mod auditor;
@@ -34,6 +35,7 @@ pub mod share;
 pub mod shim;
 pub mod store;
 pub mod text;
+pub mod transcript;
 pub mod typed;
 pub mod userfilter;
 pub mod view;
