@@ -258,10 +258,14 @@ pub fn summary_text(v: &Value) -> String {
     out
 }
 
+// Every pattern here runs on each text output: ASCII classes (`-u`), so
+// that compiling them skips the Unicode tables (see text::ascii_regex).
+
 /// Count words of the tool's summary lines, as printed: `3 passed`,
 /// `1 failed; 0 ignored`, `2 warnings`, `due to 4 previous errors`.
 static COUNT: Lazy<Regex> = Lazy::new(|| {
-    Regex::new(r"(?i)\b(\d+)\s+(?:previous\s+)?(passed|failed|skipped|ignored|errors?|warnings?)\b").unwrap()
+    Regex::new(r"(?i-u)\b(\d+)\s+(?:previous\s+)?(passed|failed|skipped|ignored|errors?|warnings?)\b")
+        .unwrap()
 });
 
 /// Sums the counts of every summary line (cargo prints one per test
@@ -307,7 +311,7 @@ fn is_summary(kind: Kind, line: &str) -> bool {
 /// no location), `path(line,col)` (tsc), `File "path", line N` (Python).
 static LOCATION: Lazy<Regex> = Lazy::new(|| {
     Regex::new(
-        r#"(?x)
+        r#"(?x-u)
         (?:^|[\s'"`(\[])
         (?P<path>(?:[A-Za-z]:)?[\w.~/\\-]*(?:/[\w.@+-]+|\.[A-Za-z][\w]{0,9}))
         (?: :(?P<line>\d+)(?::(?P<col>\d+))? | \((?P<pline>\d+),(?P<pcol>\d+)\) )
@@ -316,14 +320,14 @@ static LOCATION: Lazy<Regex> = Lazy::new(|| {
     .unwrap()
 });
 static PY_FILE: Lazy<Regex> =
-    Lazy::new(|| Regex::new(r#"File "(?P<path>[^"]+)", line (?P<line>\d+)"#).unwrap());
+    Lazy::new(|| Regex::new(r#"File "(?P<path>[^"]+)", line (?P<line>(?-u:\d)+)"#).unwrap());
 /// pytest's `FAILED tests/test_x.py::test_name`.
-static NODE_ID: Lazy<Regex> = Lazy::new(|| Regex::new(r"(?:^|\s)(?P<path>[\w./-]+\.py)::").unwrap());
-static WORD_ERROR: Lazy<Regex> = Lazy::new(|| Regex::new(r"(?i)\berror\b|\bfatal\b").unwrap());
-static WORD_WARNING: Lazy<Regex> = Lazy::new(|| Regex::new(r"(?i)\bwarning\b").unwrap());
+static NODE_ID: Lazy<Regex> = Lazy::new(|| Regex::new(r"(?-u)(?:^|\s)(?P<path>[\w./-]+\.py)::").unwrap());
+static WORD_ERROR: Lazy<Regex> = Lazy::new(|| Regex::new(r"(?i-u)\berror\b|\bfatal\b").unwrap());
+static WORD_WARNING: Lazy<Regex> = Lazy::new(|| Regex::new(r"(?i-u)\bwarning\b").unwrap());
 /// Numbers standing alone (line numbers, durations, counts), not inside
 /// codes like `E302` or `TS2304`.
-static NUMBER: Lazy<Regex> = Lazy::new(|| Regex::new(r"\b\d+(?:\.\d+)?").unwrap());
+static NUMBER: Lazy<Regex> = Lazy::new(|| Regex::new(r"(?-u)\b\d+(?:\.\d+)?").unwrap());
 
 struct Location {
     path: String,
