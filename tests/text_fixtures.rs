@@ -68,7 +68,10 @@ fn fixtures(dir: &Path) -> Vec<PathBuf> {
 /// kind of failure. Remove a row when its capture passes.
 const KNOWN_FAILURES: &[(&str, &str)] = &[
     ("docs/git-log-repo", "git log filter: one line per commit, bodies of the newest three only"),
-    ("docs/git-show-long-message", "git show: long added runs of the diff cut to `… N more added lines …`"),
+    (
+        "docs/git-show-long-message",
+        "over the budget: long added runs of the diff cut to `… N more added lines (tokensieve show ID --lines A:B) …`",
+    ),
     ("docs/man-git-log-overstrike", "over the 25,000-char budget: a view of the page, not all of it"),
     ("docs/man-grep", "over the 25,000-char budget: a view of the page, not all of it"),
     ("lint/pylint-json", "not halved: a finding list under the condense size passes whole"),
@@ -77,12 +80,17 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
         "convention findings condensed by family (locations and names kept, not each line); not halved",
     ),
     ("lint/pyright-logging", "not halved: error findings are kept one by one"),
-    ("search/find-node-modules-dts", "find groups names by directory: full paths are not substrings"),
+    ("search/grep-context-lines", "not halved: every hit and its context lines are the answer"),
     ("search/git-grep-pub-fn", "not halved: every hit is the answer"),
     ("search/grep-rn-many-per-file", "over the budget: files past it counted with their command; not halved"),
     ("search/grep-rn-raise", "not halved: every hit is the answer"),
     ("search/rg-many-per-file", "not halved: every hit is the answer"),
     ("tests/nextest-no-fail-fast", "not halved: nextest's per-test lines kept"),
+    (
+        "tests/node-test-spec-reporter",
+        "not halved: node:test's spec reporter lists each failure twice, both kept",
+    ),
+    ("local/find-real", "not halved: within the budget every path is the answer, as printed"),
 ];
 
 /// Sets whose total savings are under the 80 % goal today.
@@ -181,7 +189,9 @@ fn local_sets_keep_signal_and_save_tokens() {
     }
     let listed: Vec<&str> = KNOWN_FAILURES.iter().map(|(k, _)| *k).collect();
     for id in listed {
-        assert!(local.join(format!("{id}.txt")).exists(), "KNOWN_FAILURES names a missing capture: {id}");
+        // `local/NAME` is a capture at the folder's top level
+        let path = local.join(format!("{}.txt", id.strip_prefix("local/").unwrap_or(id)));
+        assert!(path.exists(), "KNOWN_FAILURES names a missing capture: {id}");
     }
 }
 

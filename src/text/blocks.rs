@@ -160,9 +160,9 @@ fn at_stack(lines: &[&str], start: usize) -> Option<Block> {
             } else {
                 push_library(&mut pieces, 1);
             }
-        } else if MORE.is_match(line) {
-            // the frames a cause shares with the trace above: already shown there
-        } else if CAUSE.is_match(line) {
+        } else if MORE.is_match(line) || CAUSE.is_match(line) {
+            // `... N more`: the tool's own count of frames shared with the
+            // trace above, quoted as printed (it is short)
             pieces.push(Piece::Line(i));
         } else {
             break;
@@ -327,8 +327,10 @@ mod tests {
                 "Caused by: java.sql.SQLException: timeout",
                 "\tat com.zaxxer.hikari.Pool.get(Pool.java:9)",
                 "\tat com.acme.Repo.save(Repo.java:17)",
+                "\t... 12 more",
                 "Caused by: java.net.SocketTimeoutException: read timed out",
                 "  … 1 library frames",
+                "\t... 20 more",
             ]
         );
     }

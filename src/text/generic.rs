@@ -23,7 +23,7 @@ use regex::Regex;
 use crate::pipeline::Settings;
 use crate::text::blocks::{self, Block};
 use crate::text::guard::{self, Source};
-use crate::text::kind::{self, Kind};
+use crate::text::kind::{self, Asked, Kind};
 use crate::text::summary;
 
 /// Lines shown in a summary longer than this are cut (minified JSON,
@@ -368,10 +368,14 @@ fn mostly_traces(lines: &[&str], blocks: &[Block]) -> bool {
 /// The generic rendering of cleaned text (the lines of `src`), without the
 /// status line and the raw note (the caller adds those), and whether the
 /// text read as a document.
-pub fn render(src: &Source, settings: &Settings) -> (String, Kind) {
+pub fn render(src: &Source, settings: &Settings, asked: Asked) -> (String, Kind) {
     let lines = &src.cleaned;
     let blocks = blocks::find(lines);
-    let kind = if mostly_traces(lines, &blocks) { Kind::Log } else { kind::classify(lines) };
+    let kind = if asked != Asked::Document && mostly_traces(lines, &blocks) {
+        Kind::Log
+    } else {
+        kind::classify_asked(lines, asked)
+    };
     let body = match kind {
         Kind::Document => document(lines),
         Kind::Log => {
@@ -487,7 +491,7 @@ mod tests {
 
     /// The generic rendering of `text` (already clean), the raw stored as `abc123`.
     fn generic(text: &str, threshold: usize) -> String {
-        render(&crate::text::guard::Owned::new(text).src(), &settings(threshold)).0
+        render(&crate::text::guard::Owned::new(text).src(), &settings(threshold), Asked::Output).0
     }
 
     #[test]

@@ -7,6 +7,7 @@
 use once_cell::sync::Lazy;
 use regex::Regex;
 
+use crate::text::command::Invocation;
 use crate::text::generic::shape;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,6 +43,69 @@ static STAMP: Lazy<Regex> = Lazy::new(|| {
 /// How far into a line a stamp counts as the line's opening.
 const STAMP_SPAN: usize = 48;
 
+/// What the command asked for, as far as its words tell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Asked {
+    /// Help, a man page, an issue or pull request view: a document whatever
+    /// its lines look like.
+    Document,
+    /// A file's bytes (`cat`, `head`, `sed -n 1,80p`...): a document unless
+    /// its lines are stamped with times or levels (a log file read whole).
+    File,
+    /// Anything else: the text decides.
+    Output,
+}
+
+/// Tools whose output is a file's content.
+const FILE_READERS: &[&str] = &[
+    "cat", "bat", "batcat", "head", "tail", "sed", "nl", "tac", "less", "more", "view", "awk", "cut",
+    "column",
+];
+/// Tools whose output is documentation.
+const DOC_TOOLS: &[&str] = &["man", "info", "pydoc", "perldoc", "tldr", "apropos", "whatis", "ri"];
+
+/// What `inv` asks for: documentation (`--help`, `man`, `help` subcommands,
+/// issue and pull-request views), a file's content, or a program's output.
+pub fn asked(inv: Option<&Invocation>) -> Asked {
+    let Some(inv) = inv else { return Asked::Output };
+    let help =
+        inv.args.iter().any(|a| a == "--help" || a == "-h" || a == "-help" || a.starts_with("--help="))
+            || inv.sub() == "help";
+    let words: Vec<&str> = inv.args.iter().take(3).map(String::as_str).collect();
+    let viewing = words.iter().any(|w| matches!(*w, "show" | "view"));
+    let view = viewing
+        && (inv.is(&["issues", "bd", "jira", "linear", "tea"])
+            || words.iter().any(|w| matches!(*w, "issue" | "pr" | "mr")));
+    // commit messages (`git show` of a commit without a patch, `git log`),
+    // a file as git has it (`git show REV:path`, `cat-file -p`, `blame`)
+    let commits =
+        inv.tool == "git" && matches!(inv.sub(), "log" | "show" | "blame" | "cat-file" | "annotate");
+    if help || view || commits || inv.is(DOC_TOOLS) {
+        return Asked::Document;
+    }
+    // `tail -f` follows a live log; the shim streams it anyway
+    if inv.is(FILE_READERS) {
+        return Asked::File;
+    }
+    Asked::Output
+}
+
+/// Decides whether `lines` (cleaned) read as a log, given what was asked.
+pub fn classify_asked(lines: &[&str], asked: Asked) -> Kind {
+    match asked {
+        Asked::Document => Kind::Document,
+        Asked::File if stamped_share(lines) < STAMPED => Kind::Document,
+        _ => classify(lines),
+    }
+}
+
+/// The share of non-blank lines stamped with a time or a level near their start.
+fn stamped_share(lines: &[&str]) -> f64 {
+    let body: Vec<&str> = lines.iter().copied().filter(|l| !l.trim().is_empty()).collect();
+    let stamped = body.iter().filter(|l| STAMP.is_match(opening(l))).count();
+    stamped as f64 / body.len().max(1) as f64
+}
+
 /// Decides whether `lines` (cleaned) read as a log.
 pub fn classify(lines: &[&str]) -> Kind {
     let body: Vec<&str> = lines.iter().copied().filter(|l| !l.trim().is_empty()).collect();
@@ -49,8 +113,7 @@ pub fn classify(lines: &[&str]) -> Kind {
     if n < MIN_LINES {
         return Kind::Document;
     }
-    let stamped = body.iter().filter(|l| STAMP.is_match(opening(l))).count();
-    if stamped as f64 >= STAMPED * n as f64 {
+    if stamped_share(lines) >= STAMPED {
         return Kind::Log;
     }
     let words: Vec<(String, String)> = body.iter().map(|l| first_words(l)).collect();
@@ -103,6 +166,42 @@ mod tests {
 
     fn kind(text: &str) -> Kind {
         classify(&text.lines().collect::<Vec<_>>())
+    }
+
+    fn asked_of(cmd: &str) -> Asked {
+        asked(Some(&crate::text::command::inv(cmd)))
+    }
+
+    #[test]
+    fn what_the_command_asked_for() {
+        for cmd in [
+            "cargo build --help",
+            "man ls",
+            "gh issue view 12",
+            "issues show 10",
+            "git blame a.py",
+            "git log -5",
+        ] {
+            assert_eq!(asked_of(cmd), Asked::Document, "{cmd}");
+        }
+        for cmd in ["cat /usr/include/inttypes.h", "sed -n 1,600p Cargo.lock", "head -50 app.log"] {
+            assert_eq!(asked_of(cmd), Asked::File, "{cmd}");
+        }
+        assert_eq!(asked_of("python3 worker.py"), Asked::Output);
+        assert_eq!(asked(None), Asked::Output);
+    }
+
+    #[test]
+    fn a_file_is_a_document_unless_its_lines_are_stamped() {
+        let header: String = (0..40).map(|i| format!("# define PRId{i}\t\"d\"\n")).collect();
+        let lines: Vec<&str> = header.lines().collect();
+        assert_eq!(classify(&lines), Kind::Log);
+        assert_eq!(classify_asked(&lines, Asked::File), Kind::Document);
+        assert_eq!(classify_asked(&lines, Asked::Document), Kind::Document);
+        let log: String =
+            (0..40).map(|i| format!("2026-09-22 04:51:{i:02} status installed pkg{i}\n")).collect();
+        let lines: Vec<&str> = log.lines().collect();
+        assert_eq!(classify_asked(&lines, Asked::File), Kind::Log);
     }
 
     #[test]

@@ -208,7 +208,7 @@ pub fn detect_line(line: &str) -> Option<Kind> {
     if line.starts_with("Traceback (most recent call last)") {
         return Some(Kind::Trace);
     }
-    if !(STEMS.is_match(line) || has_location(line)) {
+    if !(STEMS.is_match(line) || has_location(line) || starts_with_code(line)) {
         return None;
     }
     detector(line)
@@ -226,6 +226,15 @@ fn detector(line: &str) -> Option<Kind> {
         return None;
     }
     Some(kind)
+}
+
+/// A checker's code opening the line (`E3012 ...`, cfn-lint's findings).
+fn starts_with_code(line: &str) -> bool {
+    let b = line.as_bytes();
+    b.len() > 5
+        && matches!(b[0], b'E' | b'W' | b'I')
+        && b[1..5].iter().all(u8::is_ascii_digit)
+        && b[5] == b' '
 }
 
 /// A `:` followed by a digit: a `path:line` location may be in the line
@@ -369,6 +378,23 @@ static STEMS: Lazy<AhoCorasick> = Lazy::new(|| {
         "valid",
         "rspec ",
         ") ",
+        "undefined reference",
+        "cmake",
+        "line ",
+        "sanitizer",
+        "assertion",
+        "segfault",
+        "protection fault",
+        "bug:",
+        "oops:",
+        "call trace",
+        "blocked for",
+        "** (",
+        "result:",
+        "files=",
+        "unable to",
+        "could not",
+        ":  ",
     ];
     AhoCorasick::builder().ascii_case_insensitive(true).build(stems).expect("valid stems")
 });
@@ -381,6 +407,12 @@ static DETECTOR_SPECS: &[(Kind, &str)] = &[
     (Kind::Trace, r"^Exception in thread "),
     (Kind::Trace, r"^panic: |^fatal error: |^goroutine \d+ \[[^\]]*\]:$"),
     (Kind::Trace, r"^thread '[^']*' (?:\(\d+\) )?panicked at|\bpanicked at \S+:\d+:\d+"),
+    // an exception or error line on its own (`TypeError: ...`, `│ Error: ...`,
+    // `java.lang.IllegalStateException: ...`, Elixir's `** (RuntimeError) ...`)
+    (
+        Kind::Trace,
+        r"^[\s│|]{0,4}(?:[\w$]+\.)*(?:[A-Z][\w$]*)?(?:Error|Exception)(?: \[\w+\])?: \S|^\s*\*\* \([\w.]+\) \S",
+    ),
     // compiler and checker diagnostics
     (
         Kind::Diagnostic,
@@ -388,10 +420,29 @@ static DETECTOR_SPECS: &[(Kind, &str)] = &[
     ),
     (Kind::Diagnostic, r"^\s*\S+:\d+:\d+ - (?:error|warning)(?-u:\b)"),
     (Kind::Diagnostic, r"^\S+?:\d+(?::\d+)?: [A-Z]{1,3}\d{3,5}[: ]"),
+    // hadolint (`Dockerfile:2 DL4000 ...`), cfn-lint (`E3012 ...` over `template.yaml:12:7`)
+    (Kind::Diagnostic, r"^\S+?:\d+(?::\d+)? [A-Z]{1,3}\d{3,5} |^[EWI]\d{4} \S|^\S+\.\w{1,8}:\d+:\d+$"),
     (Kind::Diagnostic, r"^\S+?:\d+(?::\d+)?: (?:note|info|information|hint): .*\[[A-Z]+\d+\]$"),
     (Kind::Diagnostic, r"^(?:error|warning)(?:\[[A-Za-z]+\d+\])?: \S"),
     (Kind::Diagnostic, r"^\s*--> \S+:\d+:\d+"),
     (Kind::Diagnostic, r"(?-u:\b)error TS\d+(?-u:\b)"),
+    // GHC and others end the header line at `error:`
+    (Kind::Diagnostic, r"^\S+:\d+:\d+: (?:error|warning):$"),
+    // UBSan, Python warnings (`app.py:27: DeprecationWarning: ...`)
+    (Kind::Diagnostic, r"^\S+:\d+:\d+: runtime error: |^\S+:\d+: [A-Z]\w*Warning: \S"),
+    // linkers, CMake, shells, PHP, Ruby, Perl
+    (
+        Kind::Diagnostic,
+        r": undefined reference to |^collect2: error: |^\S*ld: cannot find |^ld(?:\.\w+)?: error: ",
+    ),
+    (Kind::Diagnostic, r"^CMake (?:Error|Warning)(?: \(dev\))? at \S+:\d+"),
+    (
+        Kind::Diagnostic,
+        r"^\S+: line \d+: .*(?:command not found|syntax error|unbound variable|No such file or directory|Permission denied|bad substitution)",
+    ),
+    (Kind::Diagnostic, r"^(?:PHP )?(?:Fatal error|Parse error|Warning): .* on line \d+"),
+    (Kind::Diagnostic, r"^\S+:\d+:in [`'].*\([A-Z]\w*(?:Error|Exception)\)$"),
+    (Kind::Diagnostic, r" at \S+ line \d+\.$"),
     // test failures
     (Kind::TestFailure, r"(?-u:\b)FAIL(?:ED|URE)?(?-u:\b)"),
     (Kind::TestFailure, r"^\s*not ok \d+"),
@@ -414,6 +465,18 @@ static DETECTOR_SPECS: &[(Kind, &str)] = &[
         r#"(?i)(?-u:\b)level["']?\s*[=:]\s*["']?(?:error|fatal|critical|crit|emerg|alert|panic)(?-u:\b)|\[(?:error|crit|alert|emerg)\]"#,
     ),
     (Kind::Level, r"^[EF]\d{4} \d\d:\d\d:\d\d"),
+    // the lines a database server logs with an error (PostgreSQL's
+    // `DETAIL:  `, `STATEMENT:  `...: two spaces after the tag)
+    (Kind::Level, r"(?:^|\] |\s)(?:DETAIL|HINT|STATEMENT|CONTEXT|QUERY|LOCATION):  \S"),
+    // sanitizers, failed assertions, the kernel's crash reports, apt errors
+    (
+        Kind::Level,
+        r"==\d+==\s*ERROR: \w+Sanitizer|^SUMMARY: \w+Sanitizer: |: Assertion [`'].*' failed\.$|^E: \S",
+    ),
+    (
+        Kind::Level,
+        r"segfault at [0-9a-f]+ ip |general protection fault|Kernel panic|(?:^|\] )(?:BUG|Oops): |Call Trace:|blocked for more than \d+ seconds",
+    ),
     // the tool's own summary and footer lines
     (
         Kind::Summary,
@@ -447,6 +510,15 @@ static DETECTOR_SPECS: &[(Kind, &str)] = &[
         r"^OK(?: \(.*\))?$|^\d+ (?:errors?|warnings?)(?: and \d+ (?:errors?|warnings?))? generated\.$",
     ),
     (Kind::Summary, r"^g?make(?:\[\d+\])?: \*\*\* "),
+    // TAP harnesses, doctest, googletest, ctest, PHPUnit
+    (
+        Kind::Summary,
+        r"^Result: (?:PASS|FAIL)|^Files=\d+, Tests=\d+|^\*\*\*Test Failed\*\*\*|^\d+ passed and \d+ failed\.|^\[  (?:FAILED|PASSED)  \] |^\[==========\] \d+ tests?",
+    ),
+    (
+        Kind::Summary,
+        r"tests? passed, \d+ tests? failed out of \d+|^The following tests FAILED:|^FAILURES!$|^Tests: \d+, Assertions: \d+",
+    ),
     (
         Kind::Summary,
         r"^Plan: \d+ to add|^Success! The configuration is valid|^Apply complete!|^No changes\. ",

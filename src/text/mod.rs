@@ -161,7 +161,8 @@ fn render_lines(
         }
     }
 
-    let (body, kind) = generic::render(&src, settings);
+    let asked = kind::asked(Invocation::parse(&hint.command).as_ref());
+    let (body, kind) = generic::render(&src, settings, asked);
     let (name, note) = match kind {
         kind::Kind::Document => ("document", None),
         kind::Kind::Log => ("generic", note),
@@ -172,6 +173,29 @@ fn render_lines(
         Err(b) => debug(&format!("text:generic {}; delivering the cleaned text whole", b.describe(&src))),
     }
     whole_or(text, finish(cleaned.to_string(), exit, None), "clean")
+}
+
+/// The guard for a rendering made outside `render` (a user's `[[filter]]`
+/// from config.toml): `Ok(())` when every signal line the ledger marks in
+/// `raw` is in `rendering` verbatim (indentation aside) or counted by a line
+/// `(N lines: tokensieve show ID --grep 'RE')` whose grep, run over the
+/// stored raw output (`settings.raw_id`), prints exactly N lines including
+/// those; otherwise the reason, one line. A caller whose rendering fails
+/// delivers `render(raw, hint, settings)` instead (built-in filter, then the
+/// generic path, then the cleaned text: each under the same guard).
+pub fn check_rendering(raw: &str, rendering: &str, settings: &Settings) -> Result<(), String> {
+    let cleaned = clean::clean(raw);
+    let lines: Vec<&str> = cleaned.split('\n').collect();
+    let ledger = ledger::scan(lines.iter().copied());
+    let src = guard::Source {
+        raw: guard::raw_lines(raw),
+        cleaned: lines,
+        ledger: &ledger,
+        id: settings.raw_id.as_deref().filter(|_| settings.excerpt.is_none()),
+        excerpt: settings.excerpt.as_ref(),
+        budget: settings.budget,
+    };
+    guard::check(rendering, &src).map_err(|b| b.describe(&src))
 }
 
 /// A text too short to summarise, which an agent still reads cleaned.
@@ -396,6 +420,25 @@ mod tests {
         let r = render(&text, Some(&hint), &Settings::default()).unwrap();
         assert_eq!(r.shape, Shape::Text("generic".into()));
         assert!(r.text.contains("same line here (×40)"), "{}", r.text);
+    }
+}
+
+/// The guard's entry point for renderings made outside `render`.
+#[cfg(test)]
+mod check_rendering_tests {
+    use super::*;
+
+    #[test]
+    fn a_user_rendering_must_keep_or_count_every_signal_line() {
+        let raw = "step 1\nstep 2\nsrc/a.c:3:1: error: boom\nstep 3\nERROR disk full\n";
+        let settings = Settings { raw_id: Some("abc123".into()), ..Settings::default() };
+        assert_eq!(check_rendering(raw, "src/a.c:3:1: error: boom\nERROR disk full\n", &settings), Ok(()));
+        let counted = "src/a.c:3:1: error: boom\n(1 lines: tokensieve show abc123 --grep 'ERROR')\n";
+        assert_eq!(check_rendering(raw, counted, &settings), Ok(()));
+        let lost = check_rendering(raw, "3 steps\n", &settings).unwrap_err();
+        assert!(lost.starts_with("2 signal lines lost (first: L3 "), "{lost}");
+        let wrong = "src/a.c:3:1: error: boom\n(2 lines: tokensieve show abc123 --grep 'ERROR')\n";
+        assert!(check_rendering(raw, wrong, &settings).unwrap_err().contains("false count"));
     }
 }
 

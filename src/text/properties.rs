@@ -44,6 +44,10 @@ const COMMANDS: &[&str] = &[
     "./service.sh",
     "python3 worker.py",
     "cat notes.md",
+    "sed -n 1,400p app.log",
+    "man ls",
+    "cmake -S . -B build",
+    "prove -v t/",
 ];
 
 fn word() -> impl Strategy<Value = String> {
@@ -59,7 +63,7 @@ fn words() -> impl Strategy<Value = String> {
 
 /// One self-contained signal line of some detector kind.
 fn signal_line() -> impl Strategy<Value = String> {
-    (0usize..24, word(), words(), 1u32..900, 1u32..90).prop_map(|(kind, w, ws, n, m)| match kind {
+    (0usize..40, word(), words(), 1u32..900, 1u32..90).prop_map(|(kind, w, ws, n, m)| match kind {
         0 => format!("src/{w}.c:{n}:{m}: error: {ws}"),
         1 => format!("src/{w}.cpp:{n}:{m}: warning: {ws} [-Wunused-{w}]"),
         2 => format!("error[E0{n:03}]: {ws}"),
@@ -83,6 +87,22 @@ fn signal_line() -> impl Strategy<Value = String> {
         20 => format!("make: *** [Makefile:{n}: {w}.o] Error {}", m % 3 + 1),
         21 => format!("FATAL {ws} {n}"),
         22 => format!("src/{w}.sh:{n}:{m}: note: {ws} [SC{n}{m}]"),
+        23 => format!("==1{n}==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x60{m}"),
+        24 => format!("SUMMARY: AddressSanitizer: heap-buffer-overflow /app/{w}.c:{n} in {w}"),
+        25 => format!("{w}: {w}.c:{n}: main: Assertion `{w} > {m}' failed."),
+        26 => format!("src/{w}.c:{n}:{m}: runtime error: signed integer overflow: {n} * {m}"),
+        27 => format!("/app/{w}.py:{n}: DeprecationWarning: {ws}"),
+        28 => format!("main.c:(.text+0x{m}): undefined reference to `{w}_{n}'"),
+        29 => format!("CMake Error at CMakeLists.txt:{n} (add_executable):"),
+        30 => format!("deploy.sh: line {n}: {w}: command not found"),
+        31 => format!("TypeError: Cannot read properties of null (reading '{w}{n}')"),
+        32 => format!("[{n}.{m:06}] {w}[{n}]: segfault at 0 ip 0000{m} sp 0000{n} error 4 in {w}"),
+        33 => format!("Result: FAIL ({n} of {m} subtests)"),
+        34 => format!("Files={n}, Tests={m},  1 wallclock secs"),
+        35 => format!("│ Error: Unsupported argument {w}{n}"),
+        37 => format!("E{:04} '{w}' is not of type 'integer'\n{w}.yaml:{n}:{m}", 1000 + n),
+        38 => format!("2026-11-23 17:10:16.712 UTC [{n}] STATEMENT:  SELECT * FROM {w} WHERE id = {m};"),
+        36 => format!("{ws} at lib/{w}.pl line {n}."),
         _ => format!("Traceback (most recent call last):\n  File \"/app/{w}.py\", line {n}, in run\n    {w}()\nValueError: {ws} {m}"),
     })
 }

@@ -1,14 +1,17 @@
 //! git status/diff/show/log/push/pull/fetch/clone.
 //!
 //! - status: every path with its state; the `(use "git ...")` hints go.
-//! - diff/show: file headers, modes, hunk headers and changed lines stay;
-//!   `index`/`---`/`+++` lines go, context is cut to one line around each
-//!   change (each kept stretch gets a true `@@ -old +new @@`), a deleted
-//!   file's body becomes a count, and long runs of added or removed lines
-//!   keep their first and last lines.
-//! - log: one line per commit (`commit <hash> <date> <author>: <subject>`),
-//!   authors listed once with their e-mail; newest commits keep full hashes
-//!   and their message bodies.
+//! - diff/show: file headers, modes, hunk headers (as printed) and every
+//!   changed line stay; `index`/`---`/`+++` lines go, context is cut to one
+//!   line around each change after a hunk's first change (each later stretch
+//!   gets a true `@@ -old +new @@`), a deleted file's body becomes a count;
+//!   past the budget, long runs of added or removed lines keep their first
+//!   and last lines around `… N more added lines (tokensieve show ID
+//!   --lines A:B) …`.
+//! - log: a short log (up to 4,000 chars) passes whole, messages being
+//!   documents; a longer one gets one line per commit (`commit <hash> <date>
+//!   <author>: <subject>`), authors listed once with their e-mail; newest
+//!   commits keep full hashes and their message bodies.
 //! - push/pull/fetch/clone: progress counters go; transfer totals, ref
 //!   updates, tracking setup, warnings and errors stay.
 
@@ -34,6 +37,9 @@ const RUN_TAIL: usize = 3;
 const DETAILED_COMMITS: usize = 10;
 const BODY_COMMITS: usize = 3;
 const BODY_LINES: usize = 3;
+/// A log up to this many chars (the generic path's summary threshold) passes
+/// whole: the agent reads every message as printed.
+const WHOLE_LOG: usize = 4_000;
 
 static COMMIT: Lazy<Regex> = Lazy::new(|| Regex::new(r"^commit ([0-9a-f]{7,64})(.*)$").unwrap());
 static GIT_DATE: Lazy<Regex> =
@@ -90,8 +96,8 @@ impl Filter for Diff {
         inv.tool == "git" && matches!(inv.sub(), "diff" | "show")
     }
 
-    fn summarize(&self, _inv: &Invocation, text: &str, _src: &Source) -> Option<String> {
-        diff(text)
+    fn summarize(&self, _inv: &Invocation, text: &str, src: &Source) -> Option<String> {
+        diff(text, src)
     }
 }
 
@@ -100,22 +106,29 @@ fn starts_file(line: &str) -> bool {
     line.starts_with("diff --git ") || line.starts_with("diff --cc ")
 }
 
-fn diff(text: &str) -> Option<String> {
+/// Whether `text` is over the budget: only then are long runs of changed
+/// lines cut (within it the changes are the answer, every line kept).
+fn past_budget(text: &str, src: &Source) -> bool {
+    src.budget.is_some_and(|b| text.len() > b)
+}
+
+fn diff(text: &str, src: &Source) -> Option<String> {
     if !text.lines().any(starts_file) {
         return None;
     }
+    let cut = Cut { on: past_budget(text, src), src };
     let mut out: Vec<String> = Vec::new();
     let mut deleted_file = false;
     let mut in_hunk = false;
-    let mut hunk: Vec<&str> = Vec::new();
+    let mut hunk: Vec<(usize, &str)> = Vec::new();
     let mut header = "";
     let mut removed_body = 0usize;
-    for line in text.lines() {
+    for (at, line) in text.lines().enumerate() {
         let starts_file = starts_file(line);
         // `git log -p` / `git show`: a commit header ends the previous hunk
         let starts_commit = COMMIT.is_match(line);
         if starts_file || starts_commit || (in_hunk && line.starts_with("@@")) {
-            flush_hunk(header, &hunk, &mut out);
+            flush_hunk(header, &hunk, &cut, &mut out);
             hunk.clear();
             flush_removed(&mut removed_body, &mut out);
         }
@@ -145,10 +158,10 @@ fn diff(text: &str) -> Option<String> {
         if deleted_file {
             removed_body += 1;
         } else {
-            hunk.push(line);
+            hunk.push((at, line));
         }
     }
-    flush_hunk(header, &hunk, &mut out);
+    flush_hunk(header, &hunk, &cut, &mut out);
     flush_removed(&mut removed_body, &mut out);
     Some(out.join("\n") + "\n")
 }
@@ -156,47 +169,54 @@ fn diff(text: &str) -> Option<String> {
 static HUNK: Lazy<Regex> =
     Lazy::new(|| Regex::new(r"^@@+ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@+ ?(.*)$").unwrap());
 
-/// One hunk with its context cut to one line around each change: every kept
-/// stretch gets its own `@@ -old +new @@` so line numbers stay true.
-fn flush_hunk(header: &str, lines: &[&str], out: &mut Vec<String>) {
-    if lines.is_empty() {
+/// One hunk with its context cut to one line around each change. The hunk's
+/// own header is quoted as printed, with the context before its first change
+/// (so its numbers stay true); every later stretch gets a `@@ -old +new @@`
+/// of ours.
+fn flush_hunk(header: &str, numbered: &[(usize, &str)], cut: &Cut, out: &mut Vec<String>) {
+    if numbered.is_empty() {
         return;
     }
+    let lines: Vec<&str> = numbered.iter().map(|(_, l)| *l).collect();
     let Some(c) = HUNK.captures(header) else {
         out.push(header.to_string());
         out.extend(lines.iter().map(|l| l.to_string()));
         return;
     };
     let (mut old, mut new): (usize, usize) = (c[1].parse().unwrap_or(0), c[2].parse().unwrap_or(0));
-    let context = c[3].trim();
     let change = |l: &str| l.starts_with('+') || l.starts_with('-');
+    let first_change = lines.iter().position(|l| change(l)).unwrap_or(lines.len());
     let keep: Vec<bool> = (0..lines.len())
         .map(|i| {
-            change(lines[i])
+            i < first_change
+                || change(lines[i])
                 || lines[i].starts_with('\\')
                 || (i > 0 && change(lines[i - 1]))
                 || lines.get(i + 1).is_some_and(|n| change(n))
         })
         .collect();
-    let mut run: Vec<&str> = Vec::new();
+    let mut run: Vec<(usize, &str)> = Vec::new();
     let mut first = true;
     let mut gap = true;
     for (i, line) in lines.iter().enumerate() {
         if keep[i] {
             if gap {
-                flush_run(&mut run, out);
-                let ctx = if first && !context.is_empty() { format!(" {context}") } else { String::new() };
-                out.push(format!("@@ -{old} +{new} @@{ctx}"));
+                cut.flush(&mut run, out);
+                if first {
+                    out.push(header.to_string());
+                } else {
+                    out.push(format!("@@ -{old} +{new} @@"));
+                }
                 first = false;
                 gap = false;
             }
             let changed = change(line);
-            if changed && run.first().is_none_or(|r| r.starts_with(&line[..1])) {
-                run.push(line);
+            if changed && run.first().is_none_or(|r| r.1.starts_with(&line[..1])) {
+                run.push(numbered[i]);
             } else {
-                flush_run(&mut run, out);
+                cut.flush(&mut run, out);
                 if changed {
-                    run.push(line);
+                    run.push(numbered[i]);
                 } else {
                     out.push(line.to_string());
                 }
@@ -214,19 +234,35 @@ fn flush_hunk(header: &str, lines: &[&str], out: &mut Vec<String>) {
             }
         }
     }
-    flush_run(&mut run, out);
+    cut.flush(&mut run, out);
 }
 
-fn flush_run(run: &mut Vec<&str>, out: &mut Vec<String>) {
-    if run.len() > LONG_RUN {
-        let sign = if run[0].starts_with('+') { "added" } else { "removed" };
-        out.extend(run[..RUN_HEAD].iter().map(|l| l.to_string()));
-        out.push(format!("… {} more {sign} lines …", run.len() - RUN_HEAD - RUN_TAIL));
-        out.extend(run[run.len() - RUN_TAIL..].iter().map(|l| l.to_string()));
-    } else {
-        out.extend(run.iter().map(|l| l.to_string()));
+/// Whether long runs of changed lines are cut, and the output they are cut
+/// from (for the command that shows the cut lines).
+struct Cut<'a, 'b> {
+    on: bool,
+    src: &'a Source<'b>,
+}
+
+impl Cut<'_, '_> {
+    /// Writes a run of changed lines (raw line index, text): whole, or past
+    /// the budget its first and last lines around `… N more added lines …`
+    /// with the `tokensieve show ID --lines A:B` that prints the cut ones.
+    fn flush(&self, run: &mut Vec<(usize, &str)>, out: &mut Vec<String>) {
+        if self.on && run.len() > LONG_RUN {
+            let sign = if run[0].1.starts_with('+') { "added" } else { "removed" };
+            out.extend(run[..RUN_HEAD].iter().map(|l| l.1.to_string()));
+            let (from, to) = (run[RUN_HEAD].0, run[run.len() - RUN_TAIL - 1].0);
+            let show = self.src.id.map_or_else(String::new, |id| {
+                format!(" (tokensieve show {id} --lines {}:{})", self.src.line_no(from), self.src.line_no(to))
+            });
+            out.push(format!("… {} more {sign} lines{show} …", run.len() - RUN_HEAD - RUN_TAIL));
+            out.extend(run[run.len() - RUN_TAIL..].iter().map(|l| l.1.to_string()));
+        } else {
+            out.extend(run.iter().map(|l| l.1.to_string()));
+        }
+        run.clear();
     }
-    run.clear();
 }
 
 fn flush_removed(n: &mut usize, out: &mut Vec<String>) {
@@ -245,10 +281,16 @@ impl Filter for Log {
         inv.tool == "git" && inv.sub() == "log"
     }
 
-    fn summarize(&self, _inv: &Invocation, text: &str, _src: &Source) -> Option<String> {
+    fn summarize(&self, _inv: &Invocation, text: &str, src: &Source) -> Option<String> {
         // `git log -p`: commit headers and messages stay, the patches are cut like a diff
         if text.lines().any(|l| l.starts_with("diff --git ")) {
-            return diff(text);
+            return diff(text, src);
+        }
+        // commit messages are documents: a short log passes whole (quoted
+        // as printed, the generic path's threshold); a long one gets one line
+        // per commit
+        if text.len() <= WHOLE_LOG {
+            return None;
         }
         log(text)
     }
@@ -407,6 +449,7 @@ impl Filter for Sync {
 mod tests {
     use super::*;
     use crate::text::command::inv;
+    use crate::text::guard::Owned;
 
     #[test]
     fn status_drops_hints_keeps_paths() {
@@ -428,12 +471,38 @@ mod tests {
         for i in 0..30 {
             text.push_str(&format!("+line {i}\n"));
         }
-        let out = diff(&text).unwrap();
+        let owned = Owned::new(&text);
+        let out = diff(&text, &Source { budget: Some(100), ..owned.src() }).unwrap();
         assert!(out.starts_with(
-            "diff --git a/x b/x\ndeleted file mode 100644\n(3 lines removed)\ndiff --git a/y b/y\n@@"
+            "diff --git a/x b/x\ndeleted file mode 100644\n(3 lines removed)\ndiff --git a/y b/y\n@@ -1,1 +1,31 @@\n ctx\n"
         ));
-        assert!(out.contains("+line 7\n… 19 more added lines …\n+line 27\n"), "{out}");
+        assert!(
+            out.contains(
+                "+line 7\n… 19 more added lines (tokensieve show abc123 --lines 24:42) …\n+line 27\n"
+            ),
+            "{out}"
+        );
         assert!(!out.contains("index "));
+        // within the budget every changed line stays
+        let whole = diff(&text, &owned.src()).unwrap();
+        assert!(whole.contains("+line 6\n+line 7\n+line 8\n"), "{whole}");
+        assert!(!whole.contains("more added lines"), "{whole}");
+    }
+
+    #[test]
+    fn diff_quotes_hunk_headers_and_numbers_later_stretches() {
+        let text = "diff --git a/y b/y\n--- a/y\n+++ b/y\n@@ -10,9 +10,9 @@ fn main() {\n a\n b\n c\n-d\n+D\n e\n f\n g\n-h\n+H\n";
+        let out = diff(text, &Owned::new(text).src()).unwrap();
+        assert_eq!(
+            out,
+            "diff --git a/y b/y\n@@ -10,9 +10,9 @@ fn main() {\n a\n b\n c\n-d\n+D\n e\n@@ -16 +16 @@\n g\n-h\n+H\n"
+        );
+    }
+
+    #[test]
+    fn short_log_passes_whole() {
+        let text = "commit 0123456789abcdef0123456789abcdef01234567\nAuthor: A B <a@x>\nDate:   Mon Oct 12 11:54:00 2026 +0000\n\n    Subject one\n";
+        assert_eq!(Log.summarize(&inv("git log"), text, &Owned::new(text).src()), None);
     }
 
     #[test]

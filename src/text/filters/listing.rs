@@ -5,7 +5,8 @@
 //!   kept), in file order; `rg --heading` output passes as it is. (Printing
 //!   the path once per file would save a fifth; agents and the corpus checks
 //!   match `path:line` pairs, so each hit keeps its path.)
-//! - find/fd: paths grouped by directory, every name listed.
+//! - find/fd: every path as printed within the budget; past it, paths
+//!   grouped by directory (`dir/ name name ...`), every name listed.
 //! - Hits and paths inside dependency or build folders (node_modules,
 //!   site-packages, vendor, target, __pycache__...) that the command did not
 //!   name are counted per package, with the command that prints them, when
@@ -296,10 +297,20 @@ fn find(text: &str, inv: &Invocation, src: &Source) -> Option<String> {
         };
         push_grouped(&mut dirs, &mut index, dir, (name, *i));
     }
+    let budget = src.budget.unwrap_or(usize::MAX);
+    // Within the budget every path stays as printed, in find's order: an
+    // agent (and a check) looks for whole paths. Grouping by directory is
+    // only how a listing past the budget keeps every name.
+    let folded_at: HashSet<usize> = folded.iter().map(|f| f.2).collect();
+    let kept: Vec<&str> = paths.iter().filter(|(i, _)| !folded_at.contains(i)).map(|(_, p)| *p).collect();
+    if kept.iter().map(|p| p.len() + 1).sum::<usize>() <= budget {
+        let mut out: Vec<String> = kept.iter().map(|p| p.to_string()).collect();
+        out.extend(vendored_lines(&folded, "paths", src));
+        return Some(out.join("\n") + "\n");
+    }
     for (_, names) in &mut dirs {
         names.sort();
     }
-    let budget = src.budget.unwrap_or(usize::MAX);
     let mut out = vec![format!("{} paths in {} directories", paths.len(), dirs.len())];
     let mut used = out[0].len();
     let mut counted = Vec::new();
@@ -501,16 +512,21 @@ mod tests {
     }
 
     #[test]
-    fn find_lists_every_name_by_directory() {
+    fn find_keeps_paths_within_the_budget_and_groups_past_it() {
         let paths: String = (0..30).map(|i| format!("./src/mod{}/f{i}.rs\n", i % 2)).collect();
-        let out = find(&paths, &inv("find . -name *.rs"), &Owned::new(&paths).src()).unwrap();
+        let owned = Owned::new(&paths);
+        let whole = find(&paths, &inv("find . -name *.rs"), &owned.src()).unwrap();
+        assert_eq!(whole, paths);
+        let tight = Source { budget: Some(300), ..owned.src() };
+        let out = find(&paths, &inv("find . -name *.rs"), &tight).unwrap();
         assert!(out.starts_with("30 paths in 2 directories\n./src/mod0/ f0.rs f10.rs"), "{out}");
         assert!(out.contains(" f8.rs\n./src/mod1/ f1.rs"), "{out}");
         let deps: String =
             (0..60).map(|i| format!("node_modules/p{}/lib/f{i}.d.ts\n", i % 3)).collect::<String>() + &paths;
         let named = find(&deps, &inv("find node_modules -name *.d.ts"), &Owned::new(&deps).src()).unwrap();
-        assert!(named.contains("node_modules/p0/lib/ f0.d.ts f12.d.ts"), "{named}");
+        assert!(named.contains("\nnode_modules/p0/lib/f12.d.ts\n"), "{named}");
         let folded = find(&deps, &inv("find . -name *.ts"), &Owned::new(&deps).src()).unwrap();
+        assert!(folded.starts_with("./src/mod0/f0.rs\n./src/mod1/f1.rs\n"), "{folded}");
         assert!(folded.contains("node_modules/ (dependencies, not listed): 60 paths: p0 20, p1 20, p2 20 (60 lines: tokensieve show abc123 --grep '^node_modules/')"), "{folded}");
     }
 
