@@ -7,7 +7,8 @@
 #
 # Inputs: ~200 KB of AWS JSON (a new output, then the same output again: the
 # store's compare-and-reuse path), the 5.8 MB instance types, ~600 KB of text
-# through the generic path, and a small gh fixture (history row dominated).
+# through the generic path, a small gh fixture (history row dominated), and
+# two short text outputs (the per-call cost of a text command).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 old=${1:?usage: scripts/bench-compare.sh OLD_BINARY [NEW_BINARY]}
@@ -54,6 +55,10 @@ case_ filter-200k "$aws200"
 case_ filter-5.8mb "$big"
 case_ text-600k --cmd "'journalctl -u web'" "$log"
 case_ small-gh "$small"
+# short text commands: the per-call cost (detector regexes, tokenizer, history
+# row) is all there is to them, once unclaimed (generic path), once claimed
+case_ text-2k-generic --cmd "'javac -d out Invoice.java'" fixtures/text/local/build/javac-errors.txt
+case_ text-3k-cargo --cmd "'cargo build'" --exit 101 fixtures/text/cargo-build-fail.txt
 for bin in old new; do
     kb=$(/usr/bin/time -f '%M' "$out/$bin/tokensieve" "$big" 2>&1 >/dev/null | tail -1)
     echo "- peak RSS, 5.8 MB, $bin: $((kb / 1024)) MB"

@@ -67,13 +67,28 @@ pub fn fits(text: &str, budget: Option<usize>) -> bool {
 /// (half from the start, half from the end, as Claude Code cuts) leaves.
 pub fn harness_tokens(enc: Encoding, raw: &[u8], original: usize, budget: Option<usize>) -> usize {
     let Some(b) = budget else { return original };
-    let text = String::from_utf8_lossy(raw);
-    if fits(&text, Some(b)) {
-        return original;
+    // Only the ends are read: a char is at most 4 bytes, so the first and
+    // last 4 × (their chars + 1) bytes hold them whole, and lossy decoding
+    // is local (a cut char becomes U+FFFD only beyond the chars taken).
+    // A short output is decoded whole.
+    let (head_n, tail_n) = (b / 2, b - b / 2);
+    let reach = 4 * (tail_n + 1);
+    if raw.len() <= 2 * reach {
+        let text = String::from_utf8_lossy(raw);
+        if fits(&text, Some(b)) {
+            return original;
+        }
+        let head_end = text.char_indices().nth(head_n).map_or(text.len(), |(i, _)| i);
+        let tail_start = text.char_indices().rev().nth(tail_n - 1).map_or(0, |(i, _)| i);
+        return auditor::count(enc, &text[..head_end])
+            + auditor::count(enc, &text[tail_start.max(head_end)..]);
     }
-    let head_end = text.char_indices().nth(b / 2).map_or(text.len(), |(i, _)| i);
-    let tail_start = text.char_indices().rev().nth(b - b / 2 - 1).map_or(0, |(i, _)| i);
-    auditor::count(enc, &text[..head_end]) + auditor::count(enc, &text[tail_start.max(head_end)..])
+    // Over 8 × the budget in bytes: more than the budget in chars.
+    let head = String::from_utf8_lossy(&raw[..reach]);
+    let tail = String::from_utf8_lossy(&raw[raw.len() - reach..]);
+    let head_end = head.char_indices().nth(head_n).map_or(head.len(), |(i, _)| i);
+    let tail_start = tail.char_indices().rev().nth(tail_n - 1).map_or(0, |(i, _)| i);
+    auditor::count(enc, &head[..head_end]) + auditor::count(enc, &tail[tail_start..])
 }
 
 #[cfg(test)]
@@ -114,5 +129,25 @@ mod tests {
         let cut = harness_tokens(enc, long.as_bytes(), n, Some(2000));
         assert!(cut < n / 5 && cut > 300, "{cut} of {n}");
         assert_eq!(harness_tokens(enc, long.as_bytes(), n, None), n);
+    }
+
+    #[test]
+    fn the_ends_alone_count_like_the_whole_text() {
+        let enc = Encoding::Cl100k;
+        // Chars of 1 to 4 bytes, and a broken sequence near each end.
+        let mut raw: Vec<u8> = Vec::new();
+        for i in 0..3000 {
+            raw.extend(format!("{i} é 日本 🦀 x\n").as_bytes());
+        }
+        raw[5] = 0xE2;
+        let at = raw.len() - 7;
+        raw[at] = 0xF0;
+        for b in [100, 101, 2000, 2001] {
+            let text = String::from_utf8_lossy(&raw);
+            let head_end = text.char_indices().nth(b / 2).unwrap().0;
+            let tail_start = text.char_indices().rev().nth(b - b / 2 - 1).unwrap().0;
+            let whole = auditor::count(enc, &text[..head_end]) + auditor::count(enc, &text[tail_start..]);
+            assert_eq!(harness_tokens(enc, &raw, 0, Some(b)), whole, "budget {b}");
+        }
     }
 }

@@ -239,3 +239,28 @@ fn reservations_of_instances_are_one_nested_table() {
     assert!(after as f64 <= before as f64 * 0.85, "{after} tokens vs {before} per reservation");
     assert_eq!(tokensieve::json::decode::decode(&chosen.text).unwrap(), reduced);
 }
+
+/// kubectl lists of pods with their containers: one nested table of the
+/// containers with each pod's fields as columns (the children are the
+/// largest records a pod holds, not its conditions or tolerations), chosen
+/// because it is smaller than a section per pod, and decoded exactly.
+#[test]
+fn pods_of_containers_are_one_nested_table() {
+    use tokensieve::auditor::{Encoding, count};
+    use tokensieve::json::{outline, parse, reduce, router};
+    for (name, pods, containers) in [("get-pods-default.json", 2, 2), ("get-pods-assembled.json", 5, 5)] {
+        let raw =
+            std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/json/kubectl").join(name))
+                .unwrap();
+        let settings = tokensieve::pipeline::Settings::default();
+        let reduced = reduce(parse(&raw).unwrap(), &settings);
+        let plain = count(Encoding::Cl100k, &outline::encode(&reduced, outline::Tuning::default()));
+        let chosen = router::route(&reduced, Encoding::Cl100k);
+        let header = chosen.text.lines().find(|l| l.starts_with("items[")).unwrap_or("");
+        assert!(header.starts_with(&format!("items[{pods}]{{")), "{name}: {}", &chosen.text[..300]);
+        assert!(header.contains(&format!("}}.spec.containers[{containers}]{{image,")), "{name}: {header}");
+        let after = count(Encoding::Cl100k, &chosen.text);
+        assert!(after < plain, "{name}: {after} tokens vs {plain} as sections");
+        assert_eq!(tokensieve::json::decode::decode(&chosen.text).unwrap(), reduced, "{name}");
+    }
+}

@@ -85,7 +85,6 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
     ("search/grep-rn-many-per-file", "over the budget: files past it counted with their command; not halved"),
     ("search/grep-rn-raise", "not halved: every hit is the answer"),
     ("search/rg-many-per-file", "not halved: every hit is the answer"),
-    ("tests/nextest-no-fail-fast", "not halved: nextest's per-test lines kept"),
     (
         "tests/node-test-spec-reporter",
         "not halved: node:test's spec reporter lists each failure twice, both kept",

@@ -18,19 +18,7 @@ use tokensieve::transcript::spans::{self, Node};
 use tokensieve::transcript::{Line, compact, events};
 
 fn sessions() -> Vec<PathBuf> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for e in fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                walk(&p, out);
-            } else if p.extension().is_some_and(|x| x == "jsonl") {
-                out.push(p);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/sessions"), &mut out);
-    out.sort();
+    let out = common::files_under(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/sessions"), "jsonl");
     assert!(out.len() >= 15, "{out:?}");
     out
 }
@@ -362,4 +350,46 @@ fn saved_by(stderr: &[u8]) -> u64 {
     let compressed: u64 = line.split('→').nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
     let receipt = tiktoken_rs::cl100k_base_singleton().encode_ordinary(&format!("{line}\n")).len() as u64;
     original - compressed - receipt
+}
+
+/// A line that is not JSON is reported and kept, a line far over 64 KB
+/// reads whole, signed thinking stays unless asked, and then the stats say
+/// the session can no longer be resumed.
+#[test]
+fn malformed_and_huge_lines_are_kept_and_signed_thinking_is_only_stripped_on_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = "word  ".repeat(40_000); // 240 KB of assistant text, double spaces
+    let signed = r#"{"type":"assistant","message":{"content":[{"type":"thinking","thinking":"I think the fix is here","signature":"EsQCsig"}]}}"#;
+    let input = format!(
+        "{signed}\nnot json {{\n{{\"type\":\"assistant\",\"message\":{{\"content\":[{{\"type\":\"text\",\"text\":\"{big}\"}}]}}}}\n"
+    );
+    let stats = dir.path().join("stats.json");
+    let run = |args: &[&str]| {
+        let mut cmd = tokensieve_in(dir.path());
+        cmd.args(["session", "compact"]).args(args).arg("--stats-json").arg(&stats);
+        let out = output_with_stdin(&mut cmd, input.as_bytes());
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let s: Value = serde_json::from_slice(&fs::read(&stats).unwrap()).unwrap();
+        (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap(), s)
+    };
+    let (out, err, s) = run(&[]);
+    let lines: Vec<&str> = out.split_inclusive('\n').collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[0], format!("{signed}\n"));
+    assert_eq!(lines[1], "not json {\n");
+    assert!(err.contains("line 2: not a transcript entry (kept as it is)"), "{err}");
+    assert_eq!(s["malformed_lines"], serde_json::json!([2]));
+    let text: Value = serde_json::from_str(lines[2]).unwrap();
+    assert_eq!(text["message"]["content"][0]["text"].as_str().unwrap(), "word ".repeat(40_000).trim_end());
+    assert_eq!(
+        (s["resumable"].as_bool(), s["transforms"]["signed_thinking_kept"].as_u64()),
+        (Some(true), Some(1))
+    );
+
+    let (out, _, s) = run(&["--strip-signed-thinking"]);
+    let first: Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+    assert_eq!(first["message"]["content"][0]["thinking"], "");
+    assert_eq!(first["message"]["content"][0]["signature"], "EsQCsig");
+    assert_eq!(s["resumable"], false);
+    assert_eq!(s["transforms"]["signed_thinking_stripped"], 1);
 }

@@ -64,9 +64,7 @@ fn capture_codex_rollout() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
-    let mut rollouts = Vec::new();
-    walk(&codex_home.join("sessions"), &mut rollouts);
-    rollouts.sort();
+    let rollouts = common::files_under(&codex_home.join("sessions"), "jsonl");
     assert_eq!(rollouts.len(), cases.len(), "{rollouts:?}");
     fs::create_dir_all(&out_dir).unwrap();
     for (path, (case, _)) in rollouts.iter().zip(&cases) {
@@ -74,16 +72,5 @@ fn capture_codex_rollout() {
         let text =
             fs::read_to_string(path).unwrap().replace(&dir.path().display().to_string(), "/tmp/capture");
         fs::write(out_dir.join(format!("rollout-{case}.jsonl")), text).unwrap();
-    }
-}
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in fs::read_dir(dir).into_iter().flatten().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            walk(&p, out);
-        } else if p.extension().is_some_and(|x| x == "jsonl") {
-            out.push(p);
-        }
     }
 }

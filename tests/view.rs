@@ -247,10 +247,69 @@ fn slice(doc: &Value, cuts: &[(Vec<Step>, Vec<usize>)], at: &mut Vec<Step>) -> V
     }
 }
 
-/// Every check a JSON view must pass against its raw document.
-fn check_view(name: &str, raw: &[u8], view: &str) {
+/// `path[N]{a,b=1,^c,d[]{x,y}}:` → (N, the column paths as written:
+/// `a`, `b`, `c`, `d`); `None` for a line that is not a table header.
+fn table_header(line: &str) -> Option<(usize, Vec<String>)> {
+    let body = line.strip_suffix("}:")?;
+    // The header's `[N]{` is the first one outside quotes.
+    let (mut quoted, mut open) = (false, None);
+    for (i, c) in body.char_indices() {
+        match c {
+            '"' if !body[..i].ends_with('\\') => quoted = !quoted,
+            '[' if !quoted => {
+                let digits = body[i + 1..].find(|c: char| !c.is_ascii_digit())? + i + 1;
+                if digits > i + 1 && body[digits..].starts_with("]{") {
+                    open = Some((body[i + 1..digits].parse().ok()?, digits + 2));
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let (n, start) = open?;
+    // Columns split at commas outside quotes and brackets; each one's path
+    // ends at its first `=` (a constant) or `[` (a sub-table) outside quotes.
+    let (mut tokens, mut cur, mut depth, mut quoted, mut prev) = (Vec::new(), String::new(), 0, false, ' ');
+    for c in body[start..].chars() {
+        match c {
+            '"' if prev != '\\' => quoted = !quoted,
+            '[' | '{' if !quoted => depth += 1,
+            ']' | '}' if !quoted => depth -= 1,
+            ',' if !quoted && depth == 0 => {
+                tokens.push(std::mem::take(&mut cur));
+                prev = c;
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(c);
+        prev = c;
+    }
+    tokens.push(cur);
+    let path_of = |t: &str| {
+        let t = t.trim_start_matches('^');
+        let (mut quoted, mut prev) = (false, ' ');
+        for (i, c) in t.char_indices() {
+            match c {
+                '"' if prev != '\\' => quoted = !quoted,
+                '=' | '[' if !quoted => return t[..i].to_owned(),
+                _ => {}
+            }
+            prev = c;
+        }
+        t.to_owned()
+    };
+    Some((n, tokens.iter().map(|t| path_of(t)).collect()))
+}
+
+/// Every check a JSON view must pass against its raw document; returns how
+/// many of its tables' headers were checked against their whole array.
+fn check_view(name: &str, raw: &[u8], view: &str) -> usize {
     let doc = tokensieve::json::parse(raw).unwrap();
+    let reduced = tokensieve::json::reduce(doc.clone(), &Settings::default());
+    let headers: Vec<(usize, Vec<String>)> = view.lines().filter_map(table_header).collect();
     let mut cuts = Vec::new();
+    let mut tables = 0;
     let mut body = String::new();
     for line in view.lines() {
         if line.starts_with("# rows ") {
@@ -258,6 +317,31 @@ fn check_view(name: &str, raw: &[u8], view: &str) {
             let arr = values_at(&doc, &steps);
             assert_eq!(arr.len(), 1, "{name}: {line}");
             assert_eq!(arr[0].as_array().unwrap().len(), m, "{name}: {line}: total rows");
+            // A table of the rows shown names every column of the array
+            // (as the lossless output would), not only the shown rows' ones.
+            if let [Value::Array(all)] = values_at(&reduced, &steps)[..] {
+                let want: Vec<String> = tokensieve::json::flatten::columns(all)
+                    .iter()
+                    .map(|p| {
+                        let mut s = String::new();
+                        tokensieve::json::literal::write_path(&mut s, p);
+                        s
+                    })
+                    .collect();
+                let mut want_sorted = want.clone();
+                want_sorted.sort();
+                for (n, cols) in headers.iter().filter(|(n, _)| *n == rows.len()) {
+                    if cols.iter().all(|c| want.contains(c)) {
+                        let mut got = cols.clone();
+                        got.sort();
+                        assert_eq!(
+                            got, want_sorted,
+                            "{name}: {line}: the header lists every column ({n} rows)"
+                        );
+                        tables += 1;
+                    }
+                }
+            }
             cuts.push((steps, rows));
         } else if line.starts_with('#') {
         } else if line.starts_with('.') {
@@ -271,12 +355,13 @@ fn check_view(name: &str, raw: &[u8], view: &str) {
     let shown = tokensieve::json::decode::decode(&body).unwrap_or_else(|e| panic!("{name}: body: {e:#}"));
     let expected = tokensieve::json::reduce(slice(&doc, &cuts, &mut Vec::new()), &Settings::default());
     assert_eq!(shown, expected, "{name}: the rows shown are not the raw's rows");
+    tables
 }
 
 #[test]
 fn every_fixture_fits_the_default_budget_and_views_are_true() {
     let home = tempfile::tempdir().unwrap();
-    let mut views = 0;
+    let (mut views, mut tables) = (0, 0);
     for f in fixtures() {
         let raw = std::fs::read(&f).unwrap();
         let out = run(home.path(), &[], &[], &raw);
@@ -287,12 +372,13 @@ fn every_fixture_fits_the_default_budget_and_views_are_true() {
         let shape = receipt_field(&String::from_utf8(out.stderr).unwrap(), "Shape").unwrap();
         if shape.contains(" view ") {
             assert!(shape.starts_with("Outline view ") && shape.ends_with(" rows"), "{shape}");
-            check_view(&name, &raw, &text);
+            tables += check_view(&name, &raw, &text);
             views += 1;
         }
     }
     // describe-instance-types and describe-images are far over it.
     assert!(views >= 2, "{views} views");
+    assert!(tables >= 2, "{tables} table headers checked");
 }
 
 #[test]

@@ -58,7 +58,7 @@ pub(crate) fn run(args: Vec<OsString>) -> Result<ExitCode> {
     let Some(args) = parse(args)? else { return Ok(ExitCode::SUCCESS) };
     let mut settings = super::settings();
     // What an agent would have read: the short receipt, unless asked otherwise.
-    if std::env::var_os("TOKENSIEVE_RECEIPT").is_none_or(|v| v.is_empty()) {
+    if !crate::config::get().is_set("receipt") {
         settings.receipt = ReceiptForm::Short;
     }
     let roots = if args.paths.is_empty() { default_roots() } else { args.paths.clone() };

@@ -35,12 +35,7 @@ impl Table<'_> {
 
 /// Flattens `records`; `None` when an element is not a non-empty object.
 pub fn flatten<'a>(records: impl IntoIterator<Item = &'a Value>) -> Option<Table<'a>> {
-    // Paths are borrowed key lists while flattening; records of one array
-    // nearly always repeat the previous record's columns in order, so each
-    // leaf first tries the column after the previous leaf's, and only a miss
-    // builds a key for the index.
-    let mut index: HashMap<Vec<&'a str>, usize> = HashMap::new();
-    let mut paths: Vec<Vec<&'a str>> = Vec::new();
+    let mut cols = Columns::default();
     let mut leaves = Vec::new();
     let mut row = Vec::new();
     let mut prefix = Vec::new();
@@ -48,23 +43,12 @@ pub fn flatten<'a>(records: impl IntoIterator<Item = &'a Value>) -> Option<Table
         let map = rec.as_object().filter(|m| !m.is_empty())?;
         row.clear();
         walk(map, &mut prefix, &mut |path, v| {
-            let guess = row.last().map_or(0, |&(c, _)| c + 1);
-            let c = if paths.get(guess).is_some_and(|p| p.as_slice() == path) {
-                guess
-            } else {
-                let next = paths.len();
-                let c = *index.entry(path.to_vec()).or_insert(next);
-                if c == next {
-                    paths.push(path.to_vec());
-                }
-                c
-            };
+            let c = cols.find(path, row.last().map_or(0, |&(c, _)| c + 1));
             row.push((c, v));
         });
         leaves.push(row.clone());
     }
-    let columns: Vec<Vec<Seg>> =
-        paths.iter().map(|p| p.iter().map(|k| Seg::Key((*k).to_owned())).collect()).collect();
+    let columns = cols.segs();
     let rows = leaves
         .into_iter()
         .map(|cells| {
@@ -76,6 +60,49 @@ pub fn flatten<'a>(records: impl IntoIterator<Item = &'a Value>) -> Option<Table
         })
         .collect();
     Some(Table { columns, rows })
+}
+
+/// The columns `flatten` would give `records` (objects only; other
+/// elements are skipped), without building the rows.
+pub fn columns<'a>(records: impl IntoIterator<Item = &'a Value>) -> Vec<Vec<Seg>> {
+    let mut cols = Columns::default();
+    let mut prefix = Vec::new();
+    for map in records.into_iter().filter_map(Value::as_object) {
+        let mut last = None;
+        walk(map, &mut prefix, &mut |path, _| {
+            last = Some(cols.find(path, last.map_or(0, |c| c + 1)));
+        });
+    }
+    cols.segs()
+}
+
+/// Column paths in first-seen order. Paths are borrowed key lists while
+/// flattening; records of one array nearly always repeat the previous
+/// record's columns in order, so each leaf first tries the column after
+/// the previous leaf's, and only a miss builds a key for the index.
+#[derive(Default)]
+struct Columns<'a> {
+    index: HashMap<Vec<&'a str>, usize>,
+    paths: Vec<Vec<&'a str>>,
+}
+
+impl<'a> Columns<'a> {
+    /// The column of `path`, added when new; `guess` is tried first.
+    fn find(&mut self, path: &[&'a str], guess: usize) -> usize {
+        if self.paths.get(guess).is_some_and(|p| p.as_slice() == path) {
+            return guess;
+        }
+        let next = self.paths.len();
+        let c = *self.index.entry(path.to_vec()).or_insert(next);
+        if c == next {
+            self.paths.push(path.to_vec());
+        }
+        c
+    }
+
+    fn segs(&self) -> Vec<Vec<Seg>> {
+        self.paths.iter().map(|p| p.iter().map(|k| Seg::Key((*k).to_owned())).collect()).collect()
+    }
 }
 
 /// Calls `leaf` with the key path and value of every leaf under `map`.

@@ -46,15 +46,16 @@ pub fn render(value: Value, raw: &[u8], settings: &Settings) -> Rendered {
     let (out, how) = match prep {
         // Certainly over the budget: no full rendering to throw away.
         Some(prep) if prep.certain => (crate::view::json(prep, &reduced, raw, settings), "certain"),
-        prep => {
-            let rendered = router::route(&reduced, settings.encoding);
-            match prep {
-                Some(prep) if !crate::budget::fits(&rendered.text, settings.budget) => {
-                    (crate::view::json(prep, &reduced, raw, settings), "measured")
-                }
-                _ => (rendered, "fits"),
-            }
-        }
+        // Otherwise the rendering decides, and it stops as soon as it is
+        // over the budget.
+        prep => match (
+            router::route_within(&reduced, settings.encoding, prep.as_ref().and(settings.budget)),
+            prep,
+        ) {
+            (Some(rendered), _) => (rendered, "fits"),
+            (None, Some(prep)) => (crate::view::json(prep, &reduced, raw, settings), "measured"),
+            (None, None) => (router::route(&reduced, settings.encoding), "fits"),
+        },
     };
     if crate::handoff::debug() && raw.len() > settings.budget.unwrap_or(usize::MAX) {
         eprintln!(

@@ -44,24 +44,47 @@ pub fn encode(value: &Value, tuning: Tuning) -> String {
     encode_counted(value, tuning).0
 }
 
+/// A table's columns to write whatever its rows hold: the array at `.0`
+/// (an absolute path), when written as a table, lists every column of
+/// `.1` in its header (a view's rows shown are a few of many: the header
+/// names all the columns of all of them).
+pub type Wide = (Vec<Seg>, Vec<Vec<Seg>>);
+
+/// `encode`, with the tables at the paths of `wide` listing those columns
+/// too (after their own, so they take no cell in any row).
+pub fn encode_wide(value: &Value, tuning: Tuning, wide: &[Wide]) -> String {
+    Writer::new(tuning, wide).document(value).0
+}
+
+/// `encode`, or `None` as soon as the text is longer than `cap` chars (a
+/// rendering that cannot fit the budget is not finished: the view replaces
+/// it).
+pub fn encode_within(value: &Value, tuning: Tuning, cap: usize) -> Option<String> {
+    let mut w = Writer::new(tuning, &[]);
+    (w.cap, w.check_at) = (Some(cap), cap);
+    let (text, _) = w.document(value);
+    (!w.stopped && crate::budget::fits(&text, Some(cap))).then_some(text)
+}
+
 /// `encode`, and whether a nested table was written (the router keeps that
 /// candidate only then).
 pub fn encode_counted(value: &Value, tuning: Tuning) -> (String, bool) {
-    let mut w = Writer { out: String::new(), section: Vec::new(), tuning, nested: false };
-    match value {
-        Value::Object(m) if !m.is_empty() => w.section_body(m, &[]),
-        Value::Array(items) if !items.is_empty() => w.array(items, &[]),
-        other => return (other.to_string(), false),
-    }
-    (w.out, w.nested)
+    Writer::new(tuning, &[]).document(value)
 }
 
-struct Writer {
+struct Writer<'w> {
     out: String,
     /// The section the next relative line belongs to.
     section: Vec<Seg>,
     tuning: Tuning,
     nested: bool,
+    wide: &'w [Wide],
+    /// Stop once the text is longer than this many chars (`encode_within`).
+    cap: Option<usize>,
+    /// The text's length in bytes at which to count its chars again: it
+    /// cannot pass the cap before (a char is at least one byte).
+    check_at: usize,
+    stopped: bool,
 }
 
 /// How a table's columns are written: sub-tables and header constants.
@@ -70,7 +93,56 @@ struct Layout<'a> {
     consts: Vec<Option<&'a Value>>,
 }
 
-impl Writer {
+impl<'w> Writer<'w> {
+    fn new(tuning: Tuning, wide: &'w [Wide]) -> Self {
+        Writer {
+            out: String::new(),
+            section: Vec::new(),
+            tuning,
+            nested: false,
+            wide,
+            cap: None,
+            check_at: usize::MAX,
+            stopped: false,
+        }
+    }
+
+    /// Whether the text passed the cap: then every loop returns at once.
+    fn over(&mut self) -> bool {
+        if self.stopped || self.out.len() <= self.check_at {
+            return self.stopped;
+        }
+        let cap = self.cap.unwrap_or(usize::MAX);
+        let chars = crate::budget::chars(&self.out);
+        if chars > cap {
+            self.stopped = true;
+        } else {
+            self.check_at = self.out.len() + (cap - chars);
+        }
+        self.stopped
+    }
+
+    fn document(&mut self, value: &Value) -> (String, bool) {
+        match value {
+            Value::Object(m) if !m.is_empty() => self.section_body(m, &[]),
+            Value::Array(items) if !items.is_empty() => self.array(items, &[]),
+            other => return (other.to_string(), false),
+        }
+        (std::mem::take(&mut self.out), self.nested)
+    }
+
+    /// `table` with the columns `wide` names for the array at `abs` that
+    /// its rows lack, appended empty.
+    fn widen(&self, table: &mut Table, abs: &[Seg]) {
+        let Some((_, all)) = self.wide.iter().find(|(p, _)| p == abs) else { return };
+        let have: std::collections::HashSet<&Vec<Seg>> = table.columns.iter().collect();
+        let missing: Vec<Vec<Seg>> = all.iter().filter(|c| !have.contains(c)).cloned().collect();
+        table.columns.extend(missing);
+        for row in &mut table.rows {
+            row.resize(table.columns.len(), None);
+        }
+    }
+
     fn open_section(&mut self, abs: &[Seg]) {
         if self.section != abs {
             self.out.push('[');
@@ -93,6 +165,9 @@ impl Writer {
         let mut deferred = Vec::new();
         self.members(map, &mut Vec::new(), &mut deferred);
         for (rel, v) in deferred {
+            if self.over() {
+                return;
+            }
             let child: Vec<Seg> = abs.iter().cloned().chain(rel.iter().cloned()).collect();
             match v {
                 Value::Object(m) => {
@@ -112,6 +187,9 @@ impl Writer {
         deferred: &mut Vec<(Vec<Seg>, &'a Value)>,
     ) {
         for (k, v) in map {
+            if self.over() {
+                return;
+            }
             rel.push(Seg::Key(k.clone()));
             match v {
                 Value::Object(m) if !m.is_empty() => {
@@ -122,7 +200,11 @@ impl Writer {
                     }
                 }
                 Value::Array(items) if needs_own_place(items) => {
-                    if let Some(table) = self.tabular(items) {
+                    if let Some(mut table) = self.tabular(items) {
+                        if !self.wide.is_empty() {
+                            let abs: Vec<Seg> = self.section.iter().chain(rel.iter()).cloned().collect();
+                            self.widen(&mut table, &abs);
+                        }
                         // Rows end by count: the section stays open after them.
                         self.table(&table, rel, items.len());
                     } else if flatten::leaves(v) < self.tuning.section_min_lines {
@@ -141,7 +223,8 @@ impl Writer {
     /// An array that is not written inline: as a table when it is one,
     /// otherwise element by element.
     fn array(&mut self, items: &[Value], abs: &[Seg]) {
-        if let Some(table) = self.tabular(items) {
+        if let Some(mut table) = self.tabular(items) {
+            self.widen(&mut table, abs);
             let (parent, last) = abs.split_at(abs.len().saturating_sub(1));
             self.open_section(parent);
             self.table(&table, last, items.len());
@@ -157,6 +240,9 @@ impl Writer {
             return;
         }
         for (i, item) in items.iter().enumerate() {
+            if self.over() {
+                return;
+            }
             let mut child = abs.to_vec();
             child.push(Seg::Index(i));
             match item {
@@ -206,6 +292,9 @@ impl Writer {
         // Each sub-table's rows, consumed in record order.
         let mut sub_rows: Vec<usize> = vec![0; layout.subs.len()];
         for row in &table.rows {
+            if self.over() {
+                return;
+            }
             let mut line = String::new();
             cells(&mut line, row, &layout, &mut sub_rows);
             self.out.push_str(line.trim_end_matches(','));
@@ -213,23 +302,40 @@ impl Writer {
         }
     }
 
-    /// Records (`items`) that each hold a non-empty array of records under
-    /// one key, with at least one other field: the key, each record without
-    /// it, and every inner record in order. The inner table must be one a
-    /// plain table would accept.
-    fn nested<'a>(&self, items: &'a [Value]) -> Option<(String, Vec<Value>, Vec<&'a Value>)> {
+    /// Records (`items`) that each hold a non-empty array of records at
+    /// one path through objects (`Instances`, `spec.containers`), with at
+    /// least one other field: the path, each record without it, and every
+    /// inner record in order. Of several such paths, the one whose records
+    /// are the largest (containers rather than a pod's conditions or
+    /// tolerations: small records are cheap as sub-table cells). The inner table must be one a plain table would accept.
+    fn nested<'a>(&self, items: &'a [Value]) -> Option<(Vec<String>, Vec<Value>, Vec<&'a Value>)> {
         if items.len() < 2 {
             return None;
         }
-        let first = items.first()?.as_object()?;
-        let key = first.iter().find_map(|(k, v)| is_records(v).then_some(k))?.clone();
+        let mut paths = Vec::new();
+        record_paths(items.first()?.as_object()?, &mut Vec::new(), &mut paths);
+        let key = paths
+            .into_iter()
+            .filter_map(|p| {
+                let (leaves, records) = items.iter().try_fold((0, 0), |(sum, n), item| {
+                    let inner = at_keys(item, &p).filter(|v| is_records(v))?;
+                    Some((sum + flatten::leaves(inner), n + inner.as_array().map_or(0, Vec::len)))
+                })?;
+                // Leaves per record (records > 0: `is_records`).
+                let weight = leaves * 1000 / records;
+                Some((weight, p))
+            })
+            // The first of equals: the shallowest, earliest path.
+            .fold(None::<(usize, Vec<String>)>, |best, (w, p)| match best {
+                Some((bw, _)) if bw >= w => best,
+                _ => Some((w, p)),
+            })?
+            .1;
         let mut parents = Vec::with_capacity(items.len());
         let mut children = Vec::new();
         for item in items {
-            let m = item.as_object()?;
-            let inner = m.get(&key).filter(|v| is_records(v))?.as_array()?;
-            let rest: Map<String, Value> =
-                m.iter().filter(|(k, _)| **k != key).map(|(k, v)| (k.clone(), v.clone())).collect();
+            let inner = at_keys(item, &key)?.as_array()?;
+            let rest = without(item.as_object()?, &key);
             if rest.is_empty() {
                 return None;
             }
@@ -250,7 +356,7 @@ impl Writer {
     fn nested_table(
         &mut self,
         rel: &[Seg],
-        key: &str,
+        key: &[String],
         items: &[Value],
         parents: &[Value],
         children: &[&Value],
@@ -262,10 +368,13 @@ impl Writer {
         self.out.push_str(&format!("[{}]", parents.len()));
         header(&mut self.out, &outer, &outer_layout);
         self.out.push('.');
-        write_path(&mut self.out, &[Seg::Key(key.to_owned())]);
+        let key_segs: Vec<Seg> = key.iter().map(|k| Seg::Key(k.clone())).collect();
+        write_path(&mut self.out, &key_segs);
         self.out.push_str(&format!("[{}]", children.len()));
-        let sizes: Vec<usize> =
-            items.iter().map(|item| item.get(key).and_then(Value::as_array).map_or(0, Vec::len)).collect();
+        let sizes: Vec<usize> = items
+            .iter()
+            .map(|item| at_keys(item, key).and_then(Value::as_array).map_or(0, Vec::len))
+            .collect();
         let group = group_columns(&inner, &inner_layout, &sizes);
         header_marked(&mut self.out, &inner, &inner_layout, &group);
         self.out.push_str(":\n");
@@ -273,7 +382,10 @@ impl Writer {
         let (mut outer_subs, mut inner_subs) = (vec![0; outer.columns.len()], vec![0; inner.columns.len()]);
         let mut child = 0;
         for (p, item) in items.iter().enumerate() {
-            let n = item.get(key).and_then(Value::as_array).map_or(0, Vec::len);
+            if self.over() {
+                return;
+            }
+            let n = at_keys(item, key).and_then(Value::as_array).map_or(0, Vec::len);
             for j in 0..n {
                 let mut line = String::new();
                 if j == 0 {
@@ -319,6 +431,41 @@ fn group_columns(inner: &Table, layout: &Layout, sizes: &[usize]) -> Vec<bool> {
     // Later rows need one cell of their own, or they would be blank lines.
     let free = (0..inner.columns.len()).filter(|&c| layout.consts[c].is_none());
     if free.clone().all(|c| group[c]) { vec![false; inner.columns.len()] } else { group }
+}
+
+/// The paths through objects (not arrays) under `map` that hold records.
+fn record_paths(map: &Map<String, Value>, prefix: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
+    for (k, v) in map {
+        prefix.push(k.clone());
+        match v {
+            Value::Object(m) => record_paths(m, prefix, out),
+            v if is_records(v) => out.push(prefix.clone()),
+            _ => {}
+        }
+        prefix.pop();
+    }
+}
+
+/// The value at a path of keys.
+fn at_keys<'v>(v: &'v Value, keys: &[String]) -> Option<&'v Value> {
+    keys.iter().try_fold(v, |v, k| v.get(k))
+}
+
+/// `map` without the value at `keys`, and without the objects that held
+/// only it (decoding puts the value back where it was).
+fn without(map: &Map<String, Value>, keys: &[String]) -> Map<String, Value> {
+    let mut out = Map::new();
+    for (k, v) in map {
+        if *k != keys[0] {
+            out.insert(k.clone(), v.clone());
+        } else if let (Some(m), true) = (v.as_object(), keys.len() > 1) {
+            let inner = without(m, &keys[1..]);
+            if !inner.is_empty() {
+                out.insert(k.clone(), Value::Object(inner));
+            }
+        }
+    }
+    out
 }
 
 /// A non-empty array of non-empty objects.
@@ -507,6 +654,46 @@ mod tests {
         // Off by default, and only where the inner records make a table.
         assert!(!encode_counted(&doc, DEFAULT).1);
         assert!(!encode_counted(&json!([{"a": 1, "xs": [1, 2]}, {"a": 2, "xs": [3]}]), NESTED).1);
+    }
+
+    #[test]
+    fn children_deeper_in_the_record_and_the_largest_ones() {
+        // Containers (large records) under `spec`, beside small conditions;
+        // the second pod's `spec` holds only its containers.
+        let doc = json!({"items": [
+            {"name": "a", "spec": {"node": "n1", "containers": [
+                {"image": "nginx", "name": "web", "port": 80}, {"image": "envoy", "name": "proxy", "port": 9901}]},
+             "conditions": [{"type": "Ready"}, {"type": "Scheduled"}]},
+            {"name": "b", "spec": {"containers": [{"image": "redis", "name": "cache", "port": 6379}]},
+             "conditions": [{"type": "Ready"}]}
+        ]});
+        let (text, nested) = encode_counted(&doc, NESTED);
+        assert!(nested);
+        assert!(
+            text.starts_with(
+                "items[2]{name,spec.node,conditions[]{type}}.spec.containers[3]{image,name,port}:\n"
+            ),
+            "{text}"
+        );
+        assert_eq!(crate::json::decode::decode(&text).unwrap(), doc);
+    }
+
+    #[test]
+    fn a_wide_table_names_columns_its_rows_lack_after_its_own() {
+        let doc = json!({"Items": [{"a": 1, "b": 2}, {"a": 3}]});
+        let wide = vec![(
+            vec![Seg::Key("Items".into())],
+            vec![
+                vec![Seg::Key("c".into())],
+                vec![Seg::Key("a".into())],
+                vec![Seg::Key("d".into()), Seg::Key("e".into())],
+            ],
+        )];
+        let text = encode_wide(&doc, DEFAULT, &wide);
+        assert_eq!(text, "Items[2]{a,b,c,d.e}:\n1,2\n3\n");
+        assert_eq!(crate::json::decode::decode(&text).unwrap(), doc);
+        // Elsewhere nothing changes.
+        assert_eq!(encode_wide(&json!({"X": [{"a": 1}, {"a": 2}]}), DEFAULT, &wide), "X[2]{a}:\n1\n2\n");
     }
 
     #[test]

@@ -81,6 +81,14 @@ const SAMPLE_ITEMS: usize = 16;
 
 /// The candidate with the fewest tokens.
 pub fn route(value: &Value, enc: Encoding) -> Rendered {
+    route_within(value, enc, None).unwrap_or_else(|| smallest(tagged(value), enc).0)
+}
+
+/// `route`, or `None` when its text is longer than `cap` chars. A large
+/// document's Outline stops being written as soon as it passes the cap
+/// (the view replaces it: no need to finish it).
+pub fn route_within(value: &Value, enc: Encoding, cap: Option<usize>) -> Option<Rendered> {
+    let fits = |r: Rendered| crate::budget::fits(&r.text, cap).then_some(r);
     let len = approx_len(value);
     if len > SAMPLE_ABOVE {
         let sampled = sample(value);
@@ -88,10 +96,17 @@ pub fn route(value: &Value, enc: Encoding) -> Rendered {
         // (not for one long object, or arrays shorter than the sample).
         if approx_len(&sampled) * 2 < len {
             let (winner, nested) = smallest(tagged(&sampled), enc);
-            return encode_as(&winner.shape, nested, value);
+            return match (cap, &winner.shape) {
+                (Some(cap), Shape::Outline) => {
+                    let tuning = if nested { NESTED } else { outline::Tuning::default() };
+                    let text = outline::encode_within(value, tuning, cap)?;
+                    Some(Rendered { text, shape: Shape::Outline })
+                }
+                _ => fits(encode_as(&winner.shape, nested, value)),
+            };
         }
     }
-    smallest(tagged(value), enc).0
+    fits(smallest(tagged(value), enc).0)
 }
 
 /// A candidate this many times longer in bytes than the shortest one is not

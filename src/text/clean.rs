@@ -66,6 +66,9 @@ pub fn is_library_path(path: &str) -> bool {
         "/go/pkg/mod/",
         "/usr/include/",
         "/usr/lib/gcc/",
+        // clang names the toolchain's headers through its own folder
+        "/lib/gcc/",
+        "/include/c++/",
         "/.pyenv/",
         "/_pytest/",
         "/pluggy/",

@@ -1,6 +1,6 @@
 //! Dense renderings (hundreds of findings) made short without losing a
 //! signal line. Findings of one family — the same message once their
-//! location, quoted names and numbers are set aside — keep their first line
+//! location and quoted names are set aside — keep their first line
 //! as printed; the others become one line of ours that lists each one's
 //! location (and names, when they differ) and ends with the command that
 //! prints them all: `(N lines: tokensieve show ID --grep '…')`. The guard
@@ -12,7 +12,6 @@ use std::collections::HashMap;
 use once_cell::sync::Lazy;
 use regex::Regex;
 
-use crate::text::generic::shape;
 use crate::text::guard::{self, Source};
 
 /// Families smaller than this stay as they are.
@@ -64,7 +63,9 @@ pub fn condense(body: &str, src: &Source) -> Option<String> {
         let Some(raw) = by_text.get(line.trim()) else { continue };
         let Some(c) = LOCATION.captures(line) else { continue };
         let rest = &line[c.get(0).map_or(0, |m| m.end())..];
-        let key = shape(&QUOTED.replace_all(rest, "‘’"));
+        // numbers in the message stay part of the key (`Too many arguments
+        // (7/5)`): a member's values are its location and quoted names only
+        let key = QUOTED.replace_all(rest, "‘’").into_owned();
         let finding = Finding {
             at,
             location: c.get(1).map_or("", |m| m.as_str()),
@@ -94,16 +95,7 @@ pub fn condense(body: &str, src: &Source) -> Option<String> {
         };
         let first = &members[0];
         let same_names = members.iter().all(|m| m.quoted == first.quoted);
-        let places: Vec<String> = members[1..]
-            .iter()
-            .map(|m| {
-                if same_names {
-                    m.location.to_string()
-                } else {
-                    format!("{} {}", m.location, m.quoted.join(" "))
-                }
-            })
-            .collect();
+        let places = places(&members[1..], same_names);
         for m in &members[1..] {
             drop[m.at] = true;
             // the context line that introduced only this finding goes with it
@@ -112,10 +104,7 @@ pub fn condense(body: &str, src: &Source) -> Option<String> {
             }
         }
         let indent: String = lines[first.at].chars().take_while(|c| c.is_whitespace()).collect();
-        after.insert(
-            first.at,
-            format!("{indent}… {} more like it at {} {count}", members.len() - 1, places.join(", ")),
-        );
+        after.insert(first.at, format!("{indent}… {} more like it {places} {count}", members.len() - 1));
     }
     if after.is_empty() {
         return None;
@@ -130,6 +119,55 @@ pub fn condense(body: &str, src: &Source) -> Option<String> {
         }
     }
     Some(out.join("\n") + "\n")
+}
+
+/// Where the members of a family are, every location kept but each path
+/// written once: the folder all of them share first (`in src/ at`), then
+/// each file with its `line:col`s (`a.c:5:3, 9:1; b.c:7:2`), the quoted
+/// names after each location when they differ between members.
+fn places(members: &[Finding], same_names: bool) -> String {
+    let split = |loc: &'_ str| -> (usize, usize) {
+        // the path ends at the first `:digit`
+        let b = loc.as_bytes();
+        let end = (0..b.len().saturating_sub(1))
+            .find(|&k| b[k] == b':' && b[k + 1].is_ascii_digit())
+            .unwrap_or(loc.len());
+        (end, (end + 1).min(loc.len()))
+    };
+    let paths: Vec<&str> = members.iter().map(|m| &m.location[..split(m.location).0]).collect();
+    let mut folder = paths.first().map_or("", |p| &p[..p.rfind('/').map_or(0, |k| k + 1)]);
+    for p in &paths {
+        while !p.starts_with(folder) {
+            folder = &folder[..folder[..folder.len() - 1].rfind('/').map_or(0, |k| k + 1)];
+        }
+    }
+    // a short shared folder is not worth its own words
+    if paths.len() < 2 || folder.len() < 8 {
+        folder = "";
+    }
+    let mut out = if folder.is_empty() { "at ".to_string() } else { format!("in {folder} at ") };
+    let mut last: Option<&str> = None;
+    for (m, path) in members.iter().zip(&paths) {
+        let at = &m.location[split(m.location).1..];
+        if last == Some(path) {
+            out.push_str(", ");
+        } else {
+            if last.is_some() {
+                out.push_str("; ");
+            }
+            out.push_str(&path[folder.len()..]);
+            if !at.is_empty() {
+                out.push(':');
+            }
+        }
+        out.push_str(at);
+        if !same_names && !m.quoted.is_empty() {
+            out.push(' ');
+            out.push_str(&m.quoted.join(" "));
+        }
+        last = Some(path);
+    }
+    out
 }
 
 /// The literal parts of a family key, longest first.
@@ -162,7 +200,7 @@ mod tests {
             out,
             "src/t1.c: In function ‘t1_weight’:\n\
              src/t1.c:5:32: warning: unused parameter ‘unused_1’ [-Wunused-parameter]\n\
-             … 5 more like it at src/t2.c:5:32 ‘unused_2’, src/t3.c:5:32 ‘unused_3’, src/t4.c:5:32 ‘unused_4’, src/t5.c:5:32 ‘unused_5’, src/t6.c:5:32 ‘unused_6’ \
+             … 5 more like it at src/t2.c:5:32 ‘unused_2’; src/t3.c:5:32 ‘unused_3’; src/t4.c:5:32 ‘unused_4’; src/t5.c:5:32 ‘unused_5’; src/t6.c:5:32 ‘unused_6’ \
              (6 lines: tokensieve show abc123 --grep 'warning: unused parameter')\n\
              src/main.c:9:3: error: expected ‘;’ before ‘}’ token\n"
         );

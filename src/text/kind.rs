@@ -5,7 +5,6 @@
 //! passes whole (cleaned, exact repeats folded) up to the budget.
 
 use once_cell::sync::Lazy;
-use regex::Regex;
 
 use crate::text::command::Invocation;
 use crate::text::generic::shape;
@@ -31,8 +30,8 @@ const COMMON_SHARE: f64 = 0.6;
 const COMMON: usize = 3;
 
 /// A time, a date or a log level within a line's first characters.
-static STAMP: Lazy<Regex> = Lazy::new(|| {
-    Regex::new(concat!(
+static STAMP: Lazy<regex::bytes::Regex> = Lazy::new(|| {
+    crate::text::ascii_regex(concat!(
         r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d|\d\d:\d\d:\d\d|\[\d\d?/\w{3}/\d{4}|^\w{3} [ \d]\d \d\d:\d\d|^\[\s*\d+\.\d+\]|",
         r"^\d{10}(?:\.\d+)?\s|^[IWEF]\d{4} |",
         r"(?-u:\b)(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|FATAL|CRITICAL|SEVERE)(?-u:\b)|",
@@ -102,7 +101,7 @@ pub fn classify_asked(lines: &[&str], asked: Asked) -> Kind {
 /// The share of non-blank lines stamped with a time or a level near their start.
 fn stamped_share(lines: &[&str]) -> f64 {
     let body: Vec<&str> = lines.iter().copied().filter(|l| !l.trim().is_empty()).collect();
-    let stamped = body.iter().filter(|l| STAMP.is_match(opening(l))).count();
+    let stamped = body.iter().filter(|l| STAMP.is_match(opening(l).as_bytes())).count();
     stamped as f64 / body.len().max(1) as f64
 }
 
@@ -259,7 +258,9 @@ mod survey {
             let lines: Vec<&str> = text.lines().collect();
             let body: Vec<&str> = lines.iter().copied().filter(|l| !l.trim().is_empty()).collect();
             let n = body.len().max(2) as f64;
-            let stamped = body.iter().filter(|l| super::STAMP.is_match(super::opening(l))).count() as f64 / n;
+            let stamped = body.iter().filter(|l| super::STAMP.is_match(super::opening(l).as_bytes())).count()
+                as f64
+                / n;
             let w: Vec<_> = body.iter().map(|l| super::first_words(l)).collect();
             let same = w.windows(2).filter(|w| w[0] == w[1] && !w[0].0.is_empty()).count() as f64 / (n - 1.0);
             let s: Vec<_> = body.iter().map(|l| super::shape(l)).collect();

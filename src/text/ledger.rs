@@ -32,7 +32,10 @@ use std::collections::VecDeque;
 
 use aho_corasick::AhoCorasick;
 use once_cell::sync::Lazy;
-use regex::{Regex, RegexSet};
+use regex::Regex;
+use regex::bytes::{RegexSet, RegexSetBuilder};
+
+use crate::text::ascii_regex;
 
 use crate::text::clean::is_library_path;
 
@@ -144,7 +147,7 @@ impl Scanner {
         if let Some(k) = kind {
             self.mark(i, k);
         }
-        let counted = kind.is_none() && COUNT_LINE.is_match(line);
+        let counted = kind.is_none() && COUNT_LINE.is_match(line.as_bytes());
         self.tail.push_back((i, counted));
         if self.tail.len() > FOOTER {
             self.tail.pop_front();
@@ -173,7 +176,7 @@ impl Scanner {
     fn detect(&mut self, i: usize, line: &str) -> Option<Kind> {
         let frame = frame_of(line);
         let prev = self.prev.replace((i, frame.is_some()));
-        let prev_error = std::mem::replace(&mut self.prev_error, ERROR_LINE.is_match(line));
+        let prev_error = std::mem::replace(&mut self.prev_error, ERROR_LINE.is_match(line.as_bytes()));
         if let Some(user) = frame {
             // the first frame of a stack: the error line above is what it unwinds
             if let Some((p, false)) = prev
@@ -216,7 +219,7 @@ pub fn detect_line(line: &str) -> Option<Kind> {
 
 /// The kind the detectors give `line` (the stems prefilter aside).
 fn detector(line: &str) -> Option<Kind> {
-    let hits = DETECTORS.matches(line);
+    let hits = DETECTORS.matches(line.as_bytes());
     let kind = hits.iter().next().map(|k| DETECTOR_KINDS[k])?;
     // a location inside the toolchain or a dependency is not the user's
     if kind == Kind::Diagnostic
@@ -267,7 +270,7 @@ pub fn frame_of(line: &str) -> Option<bool> {
 
 /// Whether `line` reads like the error an `at` stack unwinds.
 pub fn is_error_line(line: &str) -> bool {
-    ERROR_LINE.is_match(line)
+    ERROR_LINE.is_match(line.as_bytes())
 }
 
 /// Packages of the JVM's runtime and of common frameworks: their frames are
@@ -316,8 +319,8 @@ static PATH_FRAME: Lazy<Regex> = Lazy::new(|| {
 });
 /// The line an `at` stack unwinds: `TypeError: x`, `java.io.IOException: y`,
 /// `Exception in thread "main" …`, `Unhandled exception. …`.
-static ERROR_LINE: Lazy<Regex> = Lazy::new(|| {
-    Regex::new(r"^\s*(?:Uncaught |Unhandled exception\. |Exception in thread |\[?[\w$.]*(?:Error|Exception|Throwable|Failure|Fault)\b)")
+static ERROR_LINE: Lazy<regex::bytes::Regex> = Lazy::new(|| {
+    ascii_regex(r"^\s*(?:Uncaught |Unhandled exception\. |Exception in thread |\[?[\w$.]*(?:Error|Exception|Throwable|Failure|Fault)\b)")
         .expect("valid error line regex")
 });
 static ARROW: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\s*--> (\S+?):\d+:\d+").expect("valid arrow regex"));
@@ -400,6 +403,8 @@ static STEMS: Lazy<AhoCorasick> = Lazy::new(|| {
 });
 
 /// The detectors, in `Kind` order (the first match names the line).
+// The set is compiled without Unicode classes (see DETECTORS): a non-ASCII
+// character may be a literal, never inside `[...]` (write `(?:a|│)`).
 static DETECTOR_SPECS: &[(Kind, &str)] = &[
     // stack traces that have no frame lines of the `at` kind
     (Kind::Trace, r"^Caused by: |^\s*Caused by: \S"),
@@ -411,7 +416,7 @@ static DETECTOR_SPECS: &[(Kind, &str)] = &[
     // `java.lang.IllegalStateException: ...`, Elixir's `** (RuntimeError) ...`)
     (
         Kind::Trace,
-        r"^[\s│|]{0,4}(?:[\w$]+\.)*(?:[A-Z][\w$]*)?(?:Error|Exception)(?: \[\w+\])?: \S|^\s*\*\* \([\w.]+\) \S",
+        r"^(?:\s|│|\|){0,4}(?:[\w$]+\.)*(?:[A-Z][\w$]*)?(?:Error|Exception)(?: \[\w+\])?: \S|^\s*\*\* \([\w.]+\) \S",
     ),
     // compiler and checker diagnostics
     (
@@ -446,7 +451,7 @@ static DETECTOR_SPECS: &[(Kind, &str)] = &[
     // test failures
     (Kind::TestFailure, r"(?-u:\b)FAIL(?:ED|URE)?(?-u:\b)"),
     (Kind::TestFailure, r"^\s*not ok \d+"),
-    (Kind::TestFailure, r"^\s*[✗✕×✖] \S"),
+    (Kind::TestFailure, r"^\s*(?:✗|✕|×|✖) \S"),
     (Kind::TestFailure, r"^\s+\d+\) test "),
     (Kind::TestFailure, r"^rspec \S+:\d+"),
     // kernel and container out-of-memory kills
@@ -525,15 +530,22 @@ static DETECTOR_SPECS: &[(Kind, &str)] = &[
     ),
 ];
 
-static DETECTORS: Lazy<RegexSet> =
-    Lazy::new(|| RegexSet::new(DETECTOR_SPECS.iter().map(|(_, re)| *re)).expect("valid detectors"));
+/// ASCII classes (`\w`, `\d`, `\s`, `\b`, case folding) over the line's
+/// bytes: the same answers on what tools print, and the Unicode classes'
+/// automata (most of a text command's CPU when compiled) are never built.
+static DETECTORS: Lazy<RegexSet> = Lazy::new(|| {
+    RegexSetBuilder::new(DETECTOR_SPECS.iter().map(|(_, re)| *re))
+        .unicode(false)
+        .build()
+        .expect("valid detectors")
+});
 static DETECTOR_KINDS: Lazy<Vec<Kind>> = Lazy::new(|| DETECTOR_SPECS.iter().map(|(k, _)| *k).collect());
 
 /// A line that reads like a count of results (`3 passed, 1 failed`,
 /// `12 errors`, `Done: 40 files checked`): the tool's footer when it ends
 /// the output.
-static COUNT_LINE: Lazy<Regex> = Lazy::new(|| {
-    Regex::new(
+static COUNT_LINE: Lazy<regex::bytes::Regex> = Lazy::new(|| {
+    ascii_regex(
         r"(?i)(?:^|[\s,(])\d+ (?:passed|failed|failures?|errors?|warnings?|problems?|skipped|files?|packages?|issues?|checks?|suites?|examples?|assertions?|findings?|vulnerabilit\w*)(?:$|[\s,.;:)])",
     )
     .expect("valid count regex")

@@ -33,6 +33,14 @@ pub use command::Invocation;
 pub use filters::Filter;
 use filters::filter_for;
 
+/// A pattern over a line's bytes with ASCII classes only (`\w`, `\d`,
+/// `\s`, `\b`, `(?i)`): what tools print matches the same, and compiling
+/// it skips the Unicode tables that made up most of a short text command's
+/// CPU (scripts/bench-regex.sh). Non-ASCII literals still match as UTF-8.
+pub(crate) fn ascii_regex(pattern: &str) -> Result<regex::bytes::Regex, regex::Error> {
+    regex::bytes::RegexBuilder::new(pattern).unicode(false).build()
+}
+
 /// Below this many chars an output is only cleaned.
 pub const TINY: usize = 100;
 
@@ -558,6 +566,71 @@ mod real_outputs {
             assert!(r.text.contains(cause), "{cause}: {}", r.text);
         }
         assert!(r.text.len() * 20 < raw.len(), "{}", r.text.len());
+    }
+
+    #[test]
+    fn nextest_captured_output_loses_std_frames_and_libtest_chatter() {
+        let raw = include_str!("../../fixtures/text/local/tests/nextest-no-fail-fast.txt");
+        let r = run("cargo nextest run --no-fail-fast", 100, raw);
+        assert_eq!(r.shape, Shape::Text("cargo".into()));
+        assert!(!r.text.contains("/rustc/") && !r.text.contains("running 1 test"), "{}", r.text);
+        assert!(
+            r.text
+                .contains("    thread 'tests::truncate_short_input' (25718) panicked at src/lib.rs:19:20:\n")
+        );
+        assert!(r.text.contains("6: slugs::truncate at ./src/lib.rs:19:20"), "{}", r.text);
+        assert!(r.text.len() * 2 < raw.len(), "{}", r.text.len());
+    }
+
+    #[test]
+    fn maven_progress_and_help_go_results_stay() {
+        let raw = include_str!("../../fixtures/text/local/tests/mvn-test-surefire.txt");
+        let hint = Hint { command: vec!["mvn".into(), "test".into()], exit_code: 1 };
+        let stored = Settings { raw_id: Some("0123abcd".into()), ..Settings::default() };
+        let r = render(raw, Some(&hint), &stored).expect("a summary");
+        assert_eq!(r.shape, Shape::Text("maven".into()));
+        assert!(!r.text.contains("maven-resources-plugin") && !r.text.contains("[Help 1]"), "{}", r.text);
+        assert!(r.text.contains("[ERROR] Tests run: 17, Failures: 1, Errors: 3, Skipped: 0\n"), "{}", r.text);
+        assert!(r.text.contains("Caused by: java.nio.file.NoSuchFileException: rates/table.txt"));
+    }
+
+    #[test]
+    fn shellcheck_rewrites_go_findings_stay() {
+        let raw = include_str!("../../fixtures/text/local/lint/shellcheck-scripts.txt");
+        let r = run("shellcheck scripts/backup.sh", 1, raw);
+        assert_eq!(r.shape, Shape::Text("shellcheck".into()));
+        assert!(
+            !r.text.contains("Did you mean") && !r.text.contains("https://www.shellcheck.net"),
+            "{}",
+            r.text
+        );
+        assert!(r.text.contains("In scripts/backup.sh line 12:\nif [ $count > 30 ]; then\n"), "{}", r.text);
+        assert!(
+            r.text
+                .contains("            ^-- SC2071 (error): > is for string comparisons. Use -gt instead.\n")
+        );
+    }
+
+    #[test]
+    fn clang_code_frames_and_system_notes_go() {
+        let raw = include_str!("../../fixtures/text/local/build/clangxx-overload-candidates.txt");
+        let r = run("clang++ -c shapes.cpp -o shapes.o", 1, raw);
+        assert!(!r.text.contains("    ^\n") && !r.text.contains("include/c++/12/ostream:"), "{}", r.text);
+        assert!(
+            r.text.contains("shapes.cpp:21:10: error: no matching member function for call to 'insert'\n")
+        );
+        assert!(r.text.contains("notes from system headers)"), "{}", r.text);
+    }
+
+    #[test]
+    fn unittest_passes_go() {
+        let raw = include_str!("../../fixtures/text/local/tests/unittest-verbose.txt");
+        let r = run("python3 -m unittest -v", 1, raw);
+        assert!(!r.text.contains("... ok") && !r.text.contains("^^^^"), "{}", r.text);
+        assert!(
+            r.text.contains("AssertionError: 688 != 690\n")
+                && r.text.contains("FAILED (failures=1, errors=1)")
+        );
     }
 
     #[test]

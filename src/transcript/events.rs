@@ -28,6 +28,11 @@ fn str_of(node: Option<&Node>, line: &[u8]) -> Option<String> {
     node.and_then(|n| n.str(line)).map(|s| s.into_owned())
 }
 
+/// The content blocks of a Claude Code line's message.
+fn claude_blocks(root: &Node) -> &[Node] {
+    root.get("message").and_then(|m| m.get("content")).map(Node::items).unwrap_or(&[])
+}
+
 /// Shell tools, by the name each agent gives its own.
 pub fn is_shell(tool: &str) -> bool {
     matches!(tool, "Bash" | "shell" | "exec_command" | "local_shell" | "container.exec" | "run_shell_command")
@@ -38,8 +43,7 @@ pub fn calls(format: Format, root: &Node, line: &[u8]) -> Vec<Call> {
     let mut out = Vec::new();
     match format {
         Format::Claude => {
-            let blocks = root.get("message").and_then(|m| m.get("content")).map(Node::items).unwrap_or(&[]);
-            for b in blocks {
+            for b in claude_blocks(root) {
                 if str_of(b.get("type"), line).as_deref() != Some("tool_use") {
                     continue;
                 }
@@ -194,8 +198,7 @@ pub fn results<'n>(format: Format, root: &'n Node, line: &[u8]) -> Vec<Result<'n
     let mut out = Vec::new();
     match format {
         Format::Claude => {
-            let blocks = root.get("message").and_then(|m| m.get("content")).map(Node::items).unwrap_or(&[]);
-            for b in blocks {
+            for b in claude_blocks(root) {
                 if str_of(b.get("type"), line).as_deref() != Some("tool_result") {
                     continue;
                 }

@@ -22,7 +22,7 @@ use serde_json::Value;
 use crate::auditor::Shape;
 use crate::budget;
 use crate::json::literal::Seg;
-use crate::json::{outline, reduce};
+use crate::json::{flatten, outline, reduce};
 use crate::pipeline::{Rendered, Settings};
 
 use paths::Detail;
@@ -242,6 +242,15 @@ pub fn json(prep: Prep, reduced: &Value, raw: &[u8], settings: &Settings) -> Ren
         .iter()
         .all(|c| at(reduced, &c.path).and_then(Value::as_array).is_some_and(|a| a.len() == c.len));
     let original = if same_rows { None } else { crate::json::parse(raw) };
+    // Each cut table's header names every column of its array, not only
+    // those of the rows shown (columns as the reduced document has them).
+    let wide: Vec<outline::Wide> = found
+        .iter()
+        .filter_map(|c| {
+            let items = at(reduced, &c.path)?.as_array()?;
+            Some((c.path.clone(), flatten::columns(items)))
+        })
+        .collect();
     let most = found.iter().map(|c| c.len).max().unwrap_or(0);
     let total: usize = found.iter().map(|c| c.len).sum();
 
@@ -251,13 +260,11 @@ pub fn json(prep: Prep, reduced: &Value, raw: &[u8], settings: &Settings) -> Ren
         for (cut, rows) in &plan {
             notes.push(rows_note(cut, rows, &jq));
         }
-        let body = match &original {
-            None => outline::encode(&slice(reduced, &mut Vec::new(), &plan), outline::Tuning::default()),
-            Some(doc) => outline::encode(
-                &reduce(slice(doc, &mut Vec::new(), &plan), settings),
-                outline::Tuning::default(),
-            ),
+        let cut = match &original {
+            None => slice(reduced, &mut Vec::new(), &plan),
+            Some(doc) => reduce(slice(doc, &mut Vec::new(), &plan), settings),
         };
+        let body = outline::encode_wide(&cut, outline::Tuning::default(), &wide);
         let shown = plan.iter().map(|(_, r)| r.len()).sum();
         let mut text = head.join("\n");
         text.push('\n');
@@ -273,20 +280,42 @@ pub fn json(prep: Prep, reduced: &Value, raw: &[u8], settings: &Settings) -> Ren
     };
 
     // The most rows per array that fit (more rows only grow the text):
-    // doubling from one row, then halving the last step, so no try
-    // renders much more than the budget.
-    let fits = |k: usize| budget::fits(&assemble(k).0, Some(budget));
-    let (mut lo, mut hi) = (0, 1.min(most));
-    while hi < most && fits(hi) {
-        lo = hi;
-        hi = (hi * 2).min(most);
-    }
-    if fits(hi) {
-        lo = hi;
-    }
+    // a guess from the size of a few rows, then steps from it that double
+    // until they pass the answer, then halving; each try renders about as
+    // many rows as the answer.
+    let size = |k: usize| budget::chars(&assemble(k).0);
+    let fits = |k: usize| size(k) <= budget;
+    let probe = 8.min(most);
+    let (empty, probed) = (size(0), size(probe));
+    // `lo` fits (0 always counts as fitting: the last resort cuts lines);
+    // `hi` does not, or is past the end.
+    let (mut lo, mut hi) = if probed <= budget {
+        let per_row = (probed.saturating_sub(empty) / probe.max(1)).max(1);
+        let guess = (probe + (budget - probed) / per_row).min(most);
+        let step = (guess / 16).max(1);
+        if fits(guess) {
+            let (mut lo, mut next, mut step) = (guess, guess + step, step);
+            while next <= most && fits(next) {
+                lo = next;
+                step *= 2;
+                next += step;
+            }
+            (lo, next.min(most + 1))
+        } else {
+            let (mut hi, mut next, mut step) = (guess, guess.saturating_sub(step).max(probe), step);
+            while next > probe && !fits(next) {
+                hi = next;
+                step *= 2;
+                next = next.saturating_sub(step).max(probe);
+            }
+            (next, hi)
+        }
+    } else {
+        (0, probe)
+    };
     while lo + 1 < hi {
         let mid = lo + (hi - lo) / 2;
-        if fits(mid) {
+        if mid <= most && fits(mid) {
             lo = mid;
         } else {
             hi = mid;

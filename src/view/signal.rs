@@ -91,11 +91,13 @@ fn marks(key: &str, value: &str) -> bool {
     if key.len() <= 14 && ERROR_KEYS.iter().any(|w| norm_is(key, w)) {
         return !value.trim().is_empty();
     }
+    // The key before the value: a key's last byte rules out most outcome
+    // words at once, a value must be split into words.
     value.len() <= 64
+        && OUTCOME_KEYS.iter().any(|o| norm_ends_with(key, o))
         && value
             .split(|c: char| !c.is_ascii_alphanumeric())
             .any(|w| w.len() <= 9 && BAD_WORDS.iter().any(|b| w.eq_ignore_ascii_case(b)))
-        && OUTCOME_KEYS.iter().any(|o| norm_ends_with(key, o))
 }
 
 /// A non-zero exit or error code; an HTTP status of 400-599.
@@ -103,12 +105,12 @@ fn bad_code(key: &str, n: &serde_json::Number) -> bool {
     if key.len() > 16 {
         return false;
     }
-    let Some(v) = n.as_f64() else { return false };
+    // The key first: an exact number's value is parsed from its text.
     let is = |words: &[&str]| words.iter().any(|w| norm_is(key, w));
     if is(&["code", "exitcode", "exitstatus", "returncode", "rc", "errorcode"]) {
-        v != 0.0
+        n.as_f64().is_some_and(|v| v != 0.0)
     } else if is(&["status", "statuscode", "httpstatus", "httpstatuscode", "responsecode"]) {
-        (400.0..600.0).contains(&v)
+        n.as_f64().is_some_and(|v| (400.0..600.0).contains(&v))
     } else {
         false
     }

@@ -105,6 +105,17 @@ pub fn summarize(text: &str) -> Option<String> {
             i += 1;
             continue;
         }
+        // cargo-nextest: a failing test's captured output, indented by 4
+        if t == "stdout ───" || t == "stderr ───" {
+            anchored = true;
+            i = nextest_capture(&lines, i + 1, &mut out);
+            continue;
+        }
+        // nextest's rules and run id
+        if !t.is_empty() && t.chars().all(|c| c == '─') || t.starts_with("Nextest run ID ") {
+            i += 1;
+            continue;
+        }
         if verb == "Finished" || verb == "Executable" {
             anchored = true;
             out.push(t.to_string());
@@ -263,6 +274,39 @@ fn label_of(rest: &str) -> Option<String> {
         return None;
     }
     Some(text.to_string())
+}
+
+/// The output nextest captured for a failing test, from `start` to the
+/// first line that is not indented by 4: libtest's own lines for the one
+/// test reduced as in a `cargo test` run, the panic with its user frames;
+/// kept lines keep their indent. Returns the index after the block.
+fn nextest_capture(lines: &[&str], start: usize, out: &mut Vec<String>) -> usize {
+    let mut end = start;
+    while end < lines.len() && (lines[end].starts_with("    ") || lines[end].trim().is_empty()) {
+        end += 1;
+    }
+    let block: Vec<&str> = lines[start..end].iter().map(|l| l.get(4..).unwrap_or("")).collect();
+    let mut kept = Vec::new();
+    let mut i = 0;
+    while i < block.len() {
+        let line = block[i];
+        if line == "failures:" {
+            i = failures(&block, i + 1, &mut kept);
+            continue;
+        }
+        if line.starts_with("thread '") || line == "stack backtrace:" {
+            i = failures(&block, i, &mut kept);
+            continue;
+        }
+        let passed = line.starts_with("test ") && (line.ends_with(" ok") || line.ends_with(" ignored"));
+        let running = line.starts_with("running ") && (line.ends_with(" test") || line.ends_with(" tests"));
+        if !(line.trim().is_empty() || passed || running) {
+            kept.push(line.to_string());
+        }
+        i += 1;
+    }
+    out.extend(kept.into_iter().map(|l| format!("    {l}")));
+    end
 }
 
 /// The `failures:` section: each `---- name stdout ----` block with its panic

@@ -1,4 +1,5 @@
-//! make and C/C++ compilers (gcc, g++, clang, cc, cmake --build, ninja):
+//! make and C/C++ compilers (gcc, g++, clang, cc, cmake --build, ninja),
+//! and javac (the same `path:line: error:` findings over a code frame):
 //! every `path:line:col: error|warning:` diagnostic (wherever it points),
 //! its `In function` context, the first line of an instantiation chain and
 //! its `required from` steps in the user's code, the user's own notes,
@@ -6,8 +7,9 @@
 //! `required from` steps inside system headers fold to one count per run
 //! (an overload error's ~60 `note: candidate` lines are noise next to the
 //! next `error:`); `In file included from` context, code frames and caret
-//! lines go; compiler command lines and `[ 45%] Building ...` progress are
-//! counted, not shown; `Entering/Leaving directory` lines go.
+//! lines (gcc's `N |` gutter, clang's and javac's source line over
+//! `^~~~`) go; compiler command lines and `[ 45%] Building ...` progress
+//! are counted, not shown; `Entering/Leaving directory` lines go.
 
 use once_cell::sync::Lazy;
 use regex::Regex;
@@ -30,13 +32,15 @@ static NOTE: Lazy<Regex> = Lazy::new(|| {
 static INCLUDED: Lazy<Regex> =
     Lazy::new(|| Regex::new(r"^(?:In file included from |\s+from )\S+:\d+[:,]$").unwrap());
 static FRAME: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\s*\d*\s*\|").unwrap());
+/// clang's caret line under a code frame: `    ~~~~ ^  ~~~~`.
+static CARET: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\s*[~^][~^ ]*$").unwrap());
 static MAKE: Lazy<Regex> = Lazy::new(|| Regex::new(r"^g?make(?:\[\d+\])?: ").unwrap());
 static PROGRESS: Lazy<Regex> = Lazy::new(|| {
     Regex::new(r"^\[\s*\d+%\] |^\[\d+/\d+\] |^-- (?:Build files|Configuring done|Generating done)").unwrap()
 });
 const COMPILERS: &[&str] = &[
     "gcc", "g++", "cc", "c++", "clang", "clang++", "ar", "ranlib", "ld", "as", "nvcc", "icc", "icpx", "emcc",
-    "libtool",
+    "libtool", "javac",
 ];
 
 impl Filter for Cc {
@@ -55,7 +59,16 @@ impl Filter for Cc {
         let mut anchored = false;
         let mut commands = 0usize;
         let mut system_notes = 0usize;
-        for line in text.lines() {
+        let lines: Vec<&str> = text.lines().collect();
+        let caret = |i: usize| lines.get(i).is_some_and(|l| CARET.is_match(l));
+        for (i, &line) in lines.iter().enumerate() {
+            // clang's code frame: the source line under a finding, then its
+            // caret line (gcc's have a `N |` gutter, see FRAME)
+            if caret(i)
+                || caret(i + 1) && i > 0 && (DIAG.is_match(lines[i - 1]) || NOTE.is_match(lines[i - 1]))
+            {
+                continue;
+            }
             let first = line.split_whitespace().next().unwrap_or("");
             let first = first.rsplit('/').next().unwrap_or(first);
             let first = first.trim_start_matches("x86_64-linux-gnu-");

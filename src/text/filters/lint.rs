@@ -1,7 +1,10 @@
 //! Type checkers and linters: tsc, eslint, ruff, mypy, flake8, pylint,
-//! pyright. Every finding line stays as the tool wrote it (location, code,
-//! message: they are the signal and already dense); code frames, carets,
-//! wrapper chatter (`npm warn`) and blank lines go; summaries stay.
+//! pyright, shellcheck. Every finding line stays as the tool wrote it
+//! (location, code, message: they are the signal and already dense); code
+//! frames, carets, wrapper chatter (`npm warn`) and blank lines go;
+//! summaries stay. shellcheck's own layout (`In f line N:`, the source
+//! line, a marker line per finding) stays; its `Did you mean:` rewrites
+//! and the closing list of wiki links go.
 
 use once_cell::sync::Lazy;
 use regex::Regex;
@@ -13,6 +16,7 @@ use crate::text::guard::Source;
 pub struct Tsc;
 pub struct Eslint;
 pub struct PyLint;
+pub struct ShellCheck;
 
 static TSC_FINDING: Lazy<Regex> =
     Lazy::new(|| Regex::new(r"^\S.*(?:\(\d+,\d+\): |:\d+:\d+ - )(?:error|warning|message) TS\d+").unwrap());
@@ -91,8 +95,47 @@ impl Filter for PyLint {
         sift(
             text,
             |l| (PY_FINDING.is_match(l) || PY_SUMMARY.is_match(l)).then(|| l.to_string()),
-            |l| CODE_FRAME.is_match(l) || l.trim().is_empty() || l.starts_with("*****"),
+            // pylint's `************* Module x` headers stay: they name what follows
+            |l| CODE_FRAME.is_match(l) || l.trim().is_empty(),
         )
+    }
+}
+
+/// `In scripts/a.sh line 7:` (tty format) or a `[SC2086]` code (gcc format).
+static SC_ANCHOR: Lazy<Regex> = Lazy::new(|| Regex::new(r"^In \S.* line \d+:$|\[SC\d{4}\]$").unwrap());
+
+impl Filter for ShellCheck {
+    fn name(&self) -> &'static str {
+        "shellcheck"
+    }
+
+    fn claims(&self, inv: &Invocation) -> bool {
+        inv.tool == "shellcheck"
+    }
+
+    fn summarize(&self, _inv: &Invocation, text: &str, _src: &Source) -> Option<String> {
+        let mut out = Vec::new();
+        let mut anchored = false;
+        // inside a `Did you mean:` block or the closing wiki links
+        let mut skipping = false;
+        let mut skipped = 0usize;
+        for line in text.lines() {
+            if line.starts_with("Did you mean:") || line == "For more information:" {
+                skipping = true;
+            } else if line.trim().is_empty() {
+                skipping = false;
+                continue;
+            } else if !skipping {
+                anchored |= SC_ANCHOR.is_match(line);
+                out.push(line.to_string());
+                continue;
+            }
+            skipped += 1;
+        }
+        if skipped > 0 {
+            out.push(format!("({skipped} lines of suggested rewrites and wiki links not shown)"));
+        }
+        anchored.then(|| tidy(&out))
     }
 }
 

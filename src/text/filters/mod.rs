@@ -14,6 +14,7 @@ mod jstest;
 mod kubectl;
 mod lint;
 mod listing;
+mod maven;
 mod python;
 mod terraform;
 
@@ -43,12 +44,14 @@ pub trait Filter: Sync {
 pub(crate) static FILTERS: &[&dyn Filter] = &[
     &cargo::Cargo,
     &python::Pytest,
+    &python::Unittest,
     &gotool::Go,
     &jstest::JsTest,
     &exunit::ExUnit,
     &lint::Tsc,
     &lint::Eslint,
     &lint::PyLint,
+    &lint::ShellCheck,
     &git::Status,
     &git::Diff,
     &git::Log,
@@ -58,6 +61,7 @@ pub(crate) static FILTERS: &[&dyn Filter] = &[
     &install::Apt,
     &terraform::Terraform,
     &cc::Cc,
+    &maven::Maven,
     &docker::Docker,
     &kubectl::Kubectl,
     &listing::Grep,

@@ -1,4 +1,9 @@
-//! pytest runs.
+//! pytest and unittest runs.
+//!
+//! unittest (`python -m unittest`): passing `name (id) ... ok` lines, the
+//! dots line, the `====`/`----` rules and caret lines go (the passes
+//! counted); every `ERROR:`/`FAIL:` block with its traceback, and `Ran N
+//! tests` with the `OK`/`FAILED (…)` verdict, stay as printed.
 //!
 //! pytest: banner and progress/PASSED lines dropped; each failure keeps its
 //! title, the `>` source line, the `E` lines (assertion values and diffs),
@@ -57,6 +62,44 @@ impl Filter for Pytest {
 
     fn summarize(&self, _inv: &Invocation, text: &str, _src: &Source) -> Option<String> {
         pytest(text)
+    }
+}
+
+pub struct Unittest;
+
+/// `test_x (pkg.Class.test_x) ... ok`: one passing (or skipped) test.
+static UNITTEST_PASS: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(r"^\w+ \([\w.]+\)(?: \S.*)? \.\.\. (?:ok|skipped\b.*|expected failure)$").unwrap()
+});
+static UNITTEST_RAN: Lazy<Regex> = Lazy::new(|| Regex::new(r"^Ran \d+ tests? in ").unwrap());
+static RULE: Lazy<Regex> = Lazy::new(|| Regex::new(r"^(?:={20,}|-{20,})$").unwrap());
+
+impl Filter for Unittest {
+    fn name(&self) -> &'static str {
+        "unittest"
+    }
+
+    fn claims(&self, inv: &Invocation) -> bool {
+        inv.tool == "unittest"
+    }
+
+    fn summarize(&self, _inv: &Invocation, text: &str, _src: &Source) -> Option<String> {
+        if !text.lines().any(|l| UNITTEST_RAN.is_match(l)) {
+            return None;
+        }
+        let mut out = Vec::new();
+        let mut passed = 0usize;
+        for line in text.lines() {
+            if UNITTEST_PASS.is_match(line) || PROGRESS.is_match(line) && !line.contains("::") {
+                passed += 1;
+            } else if !(RULE.is_match(line) || CARETS.is_match(line)) {
+                out.push(line.to_string());
+            }
+        }
+        if passed > 0 {
+            out.push(format!("({passed} lines of passing tests and progress not shown)"));
+        }
+        Some(tidy(&out))
     }
 }
 
@@ -189,6 +232,17 @@ mod tests {
         assert_eq!(
             out,
             "collected 3 items\n================= FAILURES =================\n___________ test_b ___________\n>       assert 1 == 2\nE       assert 1 == 2\nt/test_a.py:5: AssertionError\n========= short test summary info =========\nFAILED t/test_a.py::test_b - assert 1 == 2\n========= 1 failed, 2 passed in 0.01s =========\n"
+        );
+    }
+
+    #[test]
+    fn unittest_drops_passes_and_rules() {
+        let text = "test_a (t.T.test_a) ... ok\ntest_b (t.T.test_b) ... FAIL\n\n======================================================================\nFAIL: test_b (t.T.test_b)\n----------------------------------------------------------------------\nTraceback (most recent call last):\n  File \"/p/t.py\", line 5, in test_b\n    self.assertEqual(f(), 2)\n         ^^^^^^^^^^^^^^\nAssertionError: 1 != 2\n\n----------------------------------------------------------------------\nRan 2 tests in 0.001s\n\nFAILED (failures=1)\n";
+        let inv = Invocation::parse(&["python3", "-m", "unittest", "-v"].map(String::from)).unwrap();
+        let out = Unittest.summarize(&inv, text, &crate::text::guard::Owned::new(text).src()).unwrap();
+        assert_eq!(
+            out,
+            "test_b (t.T.test_b) ... FAIL\n\nFAIL: test_b (t.T.test_b)\nTraceback (most recent call last):\n  File \"/p/t.py\", line 5, in test_b\n    self.assertEqual(f(), 2)\nAssertionError: 1 != 2\n\nRan 2 tests in 0.001s\n\nFAILED (failures=1)\n(1 lines of passing tests and progress not shown)\n"
         );
     }
 
