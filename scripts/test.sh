@@ -36,6 +36,24 @@ if ! command -v kubectl >/dev/null && command -v apt-get >/dev/null && [ "$(id -
     apt-get install -y -q kubernetes-client >/dev/null 2>&1 ||
         { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q kubernetes-client >/dev/null; }
 fi
+# A real Git LFS server for tests/share.rs: giftless (its wheel declares no
+# dependencies, so they are named here, pinned), and the standard client
+# (Debian's git-lfs) as the cross-check that our objects are readable.
+lfs_venv="${TOKENSIEVE_LFS_VENV_DIR:-$HOME/.cache/tokensieve/lfs-venv}"
+if ! "$lfs_venv/bin/python" -c 'import giftless.wsgi_entrypoint' 2>/dev/null; then
+    echo "test.sh: creating $lfs_venv (giftless)" >&2
+    python3 -m venv "$lfs_venv"
+    "$lfs_venv/bin/pip" install -q --disable-pip-version-check giftless==0.6.2 Flask==3.1.3 \
+        Flask-Classful==0.16.0 flask-marshmallow==1.5.0 marshmallow==4.4.0 figcan==0.0.4 \
+        PyYAML==6.0.3 python-dotenv==1.2.4 PyJWT==2.15.1 webargs==8.7.1 cachetools==8.0.1 \
+        python-dateutil==4.0.0 typing_extensions==4.16.0 Werkzeug==3.1.9
+fi
+export TOKENSIEVE_TEST_LFS_VENV="$lfs_venv/bin"
+if ! command -v git-lfs >/dev/null && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+    echo "test.sh: installing git-lfs" >&2
+    apt-get install -y -q git-lfs >/dev/null 2>&1 ||
+        { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q git-lfs >/dev/null; }
+fi
 cargo test --all-targets "$@"
 # The shim matrix again, with a settings file that does not parse in every
 # test's home (tests/common/mod.rs, TOKENSIEVE_TEST_BROKEN_CONFIG): a bad

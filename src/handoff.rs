@@ -33,16 +33,8 @@ pub fn deliver(
     let plan_started = Instant::now();
     let planned = raw_store.plan(raw);
     let plan_took = plan_started.elapsed();
-    let mut local;
-    let settings = match &planned {
-        Some(obj) => {
-            local = settings.clone();
-            local.raw_note = Some(raw_note(obj));
-            local.raw_id = Some(obj.id.clone());
-            &local
-        }
-        None => settings,
-    };
+    let local = with_plan(settings, planned.as_ref());
+    let settings = &*local;
 
     // Counting the raw bytes and opening the history (file checks, locks,
     // schema read: ~0.5 ms) need nothing from the rendering: do them on the
@@ -270,6 +262,62 @@ pub fn gap_note(gap: &Gap, object: &Object) -> String {
         "lines {}-{} ({lines} lines) were too many to hold and are left out ({signals}): tokensieve show {} --lines {}:{}\n",
         gap.first, gap.last, object.id, gap.first, gap.last
     )
+}
+
+/// `settings` with the raw note and id of the object the raw bytes will be
+/// (when the store is on): summaries and views quote them.
+fn with_plan<'s>(settings: &'s Settings, planned: Option<&Object>) -> std::borrow::Cow<'s, Settings> {
+    match planned {
+        Some(obj) => {
+            let mut local = settings.clone();
+            local.raw_note = Some(raw_note(obj));
+            local.raw_id = Some(obj.id.clone());
+            std::borrow::Cow::Owned(local)
+        }
+        None => std::borrow::Cow::Borrowed(settings),
+    }
+}
+
+/// What `deliver` would hand the agent for `raw`, with nothing written:
+/// the bytes, the receipt (naming the object the raw bytes would be) with
+/// its overhead as `deliver` counts it, and that object. `discover` uses it
+/// so its numbers are the shim's.
+pub fn assess(
+    raw: &[u8],
+    hint: Option<&Hint>,
+    settings: &Settings,
+    raw_store: &Store,
+) -> (Vec<u8>, Receipt, Option<Object>) {
+    assess_with(raw, settings, raw_store, |s| pipeline::render_guarded(raw, hint, s))
+}
+
+/// `assess` with the rendering made by `render` (given the settings that
+/// name the planned object), for callers that prepare the text first.
+pub fn assess_with(
+    raw: &[u8],
+    settings: &Settings,
+    raw_store: &Store,
+    render: impl FnOnce(&Settings) -> Option<Rendered>,
+) -> (Vec<u8>, Receipt, Option<Object>) {
+    let planned = raw_store.plan(raw);
+    let local = with_plan(settings, planned.as_ref());
+    let settings = &*local;
+    let original = auditor::count_bytes(settings.encoding, raw);
+    let rendered = render(settings);
+    let planned_id = planned.as_ref().map(|obj| obj.id.as_str());
+    let (out, mut receipt) = settle_counted(raw, original, rendered, settings, planned_id);
+    match planned {
+        Some(obj) if receipt.shape != Shape::Raw => {
+            receipt.raw_id = Some(obj.id.clone());
+            receipt.overhead = receipt.overhead_of(settings.receipt, settings.encoding);
+            (out, receipt, Some(obj))
+        }
+        // Raw, or no store to keep the raw bytes: `deliver` hands them over whole.
+        _ => {
+            let (out, receipt) = settle_counted(raw, original, None, settings, None);
+            (out, receipt, None)
+        }
+    }
 }
 
 /// `TOKENSIEVE_DEBUG` set and non-empty: print decisions and their cost.

@@ -420,6 +420,14 @@ fn totals_by(
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
 }
 
+/// `(time, tool)` of every call at or after `since_ms`, oldest first
+/// (`discover` looks for the row of a command a transcript recorded).
+pub fn tool_times(conn: &Connection, since_ms: i64) -> Result<Vec<(i64, String)>> {
+    let mut stmt = conn.prepare("SELECT ts_ms, tool FROM calls WHERE ts_ms >= ?1 ORDER BY ts_ms")?;
+    let rows = stmt.query_map([since_ms], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
 /// What `tokensieve recall` asks for; every field narrows the list.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Query {

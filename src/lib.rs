@@ -10,6 +10,7 @@
 //! - `shim`: real-tool resolution, the compress/passthrough policy, the child.
 //! - `jq`: jq programs (jaq) over a stored raw output, for `show --jq`.
 //! - `store`, `history`: the raw object store and the SQLite call log.
+//! - `share`: `objects push|pull` through git (LFS or refs), lazy fetch in `show`.
 //! - `budget`, `view`: the stdout budget and the views printed above it.
 //! - `homefs`: the one way to write under the home (no symlink followed).
 //! - `typed`: the typed result of a capture (status, counts, findings).
@@ -17,6 +18,7 @@
 //! - `config`: every setting (environment > project file > user file >
 //!   default) in one place; `userfilter`: the `[[filter]]`s those files define.
 //! - `agents`: each agent's own setting that puts the shims on its shell's PATH.
+//! - `transcript`: agent session logs read line by line (`discover`, `session compact`).
 
 pub mod agents;
 pub mod auditor;
@@ -29,9 +31,11 @@ pub mod homefs;
 pub mod jq;
 pub mod json;
 pub mod pipeline;
+pub mod share;
 pub mod shim;
 pub mod store;
 pub mod text;
+pub mod transcript;
 pub mod typed;
 pub mod userfilter;
 pub mod view;

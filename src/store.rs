@@ -279,6 +279,17 @@ impl Store {
         }
     }
 
+    /// Every stored object as `(full hash, size)`, sorted by hash.
+    pub fn objects(&self) -> io::Result<Vec<(String, u64)>> {
+        let mut all = match Dir::home(&self.home, false).and_then(|h| h.sub("objects", false)) {
+            Ok(objects) => list(&objects)?.into_iter().map(|o| (o.hex, o.size)).collect(),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
+            Err(e) => return Err(e),
+        };
+        all.sort();
+        Ok(all)
+    }
+
     /// Resolves an id (any prefix of at least `MIN_ID_LEN` hex digits).
     pub fn find(&self, id: &str) -> Result<Lookup> {
         let id = parse_id(id)?;

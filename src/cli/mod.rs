@@ -1,6 +1,7 @@
 //! The `tokensieve` command line: argument parsing and dispatch. Each
 //! subcommand lives in its own file; parsing never does work.
 
+mod discover;
 mod doctor;
 mod fetch;
 mod filter;
@@ -10,8 +11,10 @@ mod hook;
 mod init;
 mod inspect;
 mod install;
+mod objects;
 mod recall;
 mod run;
+mod session;
 mod settings;
 mod show;
 
@@ -40,6 +43,9 @@ usage:
                                         the call's stored typed result (status, counts, findings)
   tokensieve show ID [--slurp] --jq FILTER
                                         a jq program over it (compact, within the budget)
+  tokensieve objects push|pull [REMOTE] [--backend lfs|git-ref|auto]
+                                        share raw outputs through the git remote (Git LFS
+                                        or refs/tokensieve/*); show ID then fetches lazily
   tokensieve gain [--since 24h|7d|all] [--json]
                                         recorded savings per command
   tokensieve gain --markdown [--since-ref main]
@@ -58,6 +64,12 @@ usage:
   tokensieve trust [FILE]               let a project's .tokensieve.toml define filters
   tokensieve filter test [FILE|DIR]     run the inline tests of [[filter]]s
   tokensieve filter try FILE --cmd CMD  what a draft filter makes of a capture (stdin)
+  tokensieve discover [--since 7d] [--json] [PATH...]
+                                        shell commands in agent session logs, and what
+                                        tokensieve saved or would have saved on each tool
+  tokensieve session compact [OPTIONS] < in.jsonl > out.jsonl
+                                        a transcript with fewer tokens (seed 003's transforms;
+                                        --tool-results: outputs through the pipeline, raw stored)
   tokensieve help | --help | --version
 
 options:
@@ -107,8 +119,9 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
 
 fn run(args: Vec<OsString>) -> Result<ExitCode> {
     // A bad variable or settings file must not cost a pipeline its output
-    // (`aws ... | tokensieve`): one warning each, and the next source down.
-    let mut global = Global { settings: settings(), ..Global::default() };
+    // (`aws ... | tokensieve`): one warning each (printed once the
+    // subcommand is known), and the next source down.
+    let mut global = Global { settings: crate::config::get().settings(), ..Global::default() };
     let mut parser = lexopt::Parser::from_args(args);
     let mut positional: Vec<OsString> = Vec::new();
     let mut stage: Option<String> = None;
@@ -176,6 +189,7 @@ fn run(args: Vec<OsString>) -> Result<ExitCode> {
     if matches!(sub, "decode" | "help") && positional.len() > 1 {
         bail!("unexpected argument '{}' ({sub} takes none)", positional[1].to_string_lossy());
     }
+    crate::config::warn();
     match sub {
         "help" => {
             println!("{HELP}");
@@ -223,12 +237,31 @@ fn text(parser: &mut lexopt::Parser) -> Result<String> {
 
 /// Subcommands that take the rest of the command line as it is (commands,
 /// tool names): options after them are not ours.
-const RAW_SUBCOMMANDS: &[&str] =
-    &["run", "fetch", "install", "uninstall", "doctor", "init", "hook", "config", "trust", "filter"];
+const RAW_SUBCOMMANDS: &[&str] = &[
+    "run",
+    "fetch",
+    "install",
+    "uninstall",
+    "doctor",
+    "init",
+    "hook",
+    "config",
+    "trust",
+    "filter",
+    "objects",
+    "discover",
+    "session",
+];
 
 fn raw_subcommand(sub: &str, mut rest: Vec<OsString>, global: &Global) -> Result<ExitCode> {
     if rest.first().is_some_and(|a| a == "--") {
         rest.remove(0);
+    }
+    // A hook answers an agent on stdout; what it prints on stderr may reach
+    // the person: settings warnings are for the commands that deliver output.
+    // (`trust` would only say the file it is trusting is not trusted yet.)
+    if !matches!(sub, "hook" | "trust") {
+        crate::config::warn();
     }
     match sub {
         "run" => run::run(rest, global),
@@ -240,6 +273,9 @@ fn raw_subcommand(sub: &str, mut rest: Vec<OsString>, global: &Global) -> Result
         "config" => settings::config(rest),
         "trust" => settings::trust(rest),
         "filter" => filter_test::run(rest),
+        "objects" => objects::run(rest),
+        "discover" => discover::run(rest),
+        "session" => session::run(rest),
         _ => doctor::run(rest),
     }
 }

@@ -15,7 +15,7 @@ use regex::bytes::Regex;
 use super::Global;
 use crate::store::{self, Lookup, Store};
 use crate::typed::{self, Format};
-use crate::{handoff, history, jq};
+use crate::{handoff, history, jq, share};
 
 /// Options as typed, before validation.
 #[derive(Debug, Default)]
@@ -126,7 +126,20 @@ pub(crate) fn run(args: &Args, global: &Global) -> Result<ExitCode> {
         return summary(&home, &args.id, global.settings.format);
     }
     let raw_store = Store::new(home.clone(), crate::config::get().store_max_bytes());
-    let (hex, path) = match raw_store.find(&args.id)? {
+    let mut found = raw_store.find(&args.id)?;
+    if matches!(found, Lookup::Evicted | Lookup::NeverStored) {
+        // Shared through git from another machine (`objects push`): fetch
+        // it from the remote this repository shares with, checked by hash.
+        match share::fetch_missing(&raw_store, &args.id) {
+            Ok(Some(_)) => found = raw_store.find(&args.id)?,
+            Ok(None) => {}
+            Err(e) => {
+                eprintln!("tokensieve: {e:#}");
+                return Ok(ExitCode::from(1));
+            }
+        }
+    }
+    let (hex, path) = match found {
         Lookup::Found { hex, path } => (hex, path),
         Lookup::Ambiguous(n) => {
             eprintln!("tokensieve: id {} matches {n} stored outputs; give more of its digits", args.id);

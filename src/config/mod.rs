@@ -329,6 +329,12 @@ impl Config {
         self.value(key).map(|v| v.text.as_str())
     }
 
+    /// Whether some source (variable or file) sets `key` to a value other
+    /// than `auto`.
+    pub fn is_set(&self, key: &str) -> bool {
+        self.text(key).is_some_and(|v| v != "auto")
+    }
+
     /// Every setting with its effective value and source, for `config show`.
     pub fn rows(&self) -> Vec<(&'static Spec, String, Source)> {
         SPECS

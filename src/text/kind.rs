@@ -71,11 +71,15 @@ pub fn asked(inv: Option<&Invocation>) -> Asked {
     let help =
         inv.args.iter().any(|a| a == "--help" || a == "-h" || a == "-help" || a.starts_with("--help="))
             || inv.sub() == "help";
-    let view = matches!(inv.sub(), "show" | "view")
-        && (inv.is(&["issues", "bd", "gh", "glab", "jira", "linear", "tea"])
-            || inv.args.iter().take(2).any(|a| matches!(a.as_str(), "issue" | "pr" | "mr")));
-    // commit messages (`git show` of a commit without a patch, `git log`)
-    let commits = inv.tool == "git" && matches!(inv.sub(), "log" | "show");
+    let words: Vec<&str> = inv.args.iter().take(3).map(String::as_str).collect();
+    let viewing = words.iter().any(|w| matches!(*w, "show" | "view"));
+    let view = viewing
+        && (inv.is(&["issues", "bd", "jira", "linear", "tea"])
+            || words.iter().any(|w| matches!(*w, "issue" | "pr" | "mr")));
+    // commit messages (`git show` of a commit without a patch, `git log`),
+    // a file as git has it (`git show REV:path`, `cat-file -p`, `blame`)
+    let commits =
+        inv.tool == "git" && matches!(inv.sub(), "log" | "show" | "blame" | "cat-file" | "annotate");
     if help || view || commits || inv.is(DOC_TOOLS) {
         return Asked::Document;
     }
@@ -162,6 +166,42 @@ mod tests {
 
     fn kind(text: &str) -> Kind {
         classify(&text.lines().collect::<Vec<_>>())
+    }
+
+    fn asked_of(cmd: &str) -> Asked {
+        asked(Some(&crate::text::command::inv(cmd)))
+    }
+
+    #[test]
+    fn what_the_command_asked_for() {
+        for cmd in [
+            "cargo build --help",
+            "man ls",
+            "gh issue view 12",
+            "issues show 10",
+            "git blame a.py",
+            "git log -5",
+        ] {
+            assert_eq!(asked_of(cmd), Asked::Document, "{cmd}");
+        }
+        for cmd in ["cat /usr/include/inttypes.h", "sed -n 1,600p Cargo.lock", "head -50 app.log"] {
+            assert_eq!(asked_of(cmd), Asked::File, "{cmd}");
+        }
+        assert_eq!(asked_of("python3 worker.py"), Asked::Output);
+        assert_eq!(asked(None), Asked::Output);
+    }
+
+    #[test]
+    fn a_file_is_a_document_unless_its_lines_are_stamped() {
+        let header: String = (0..40).map(|i| format!("# define PRId{i}\t\"d\"\n")).collect();
+        let lines: Vec<&str> = header.lines().collect();
+        assert_eq!(classify(&lines), Kind::Log);
+        assert_eq!(classify_asked(&lines, Asked::File), Kind::Document);
+        assert_eq!(classify_asked(&lines, Asked::Document), Kind::Document);
+        let log: String =
+            (0..40).map(|i| format!("2026-09-22 04:51:{i:02} status installed pkg{i}\n")).collect();
+        let lines: Vec<&str> = log.lines().collect();
+        assert_eq!(classify_asked(&lines, Asked::File), Kind::Log);
     }
 
     #[test]

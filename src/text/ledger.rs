@@ -208,7 +208,7 @@ pub fn detect_line(line: &str) -> Option<Kind> {
     if line.starts_with("Traceback (most recent call last)") {
         return Some(Kind::Trace);
     }
-    if !(STEMS.is_match(line) || has_location(line)) {
+    if !(STEMS.is_match(line) || has_location(line) || starts_with_code(line)) {
         return None;
     }
     detector(line)
@@ -226,6 +226,15 @@ fn detector(line: &str) -> Option<Kind> {
         return None;
     }
     Some(kind)
+}
+
+/// A checker's code opening the line (`E3012 ...`, cfn-lint's findings).
+fn starts_with_code(line: &str) -> bool {
+    let b = line.as_bytes();
+    b.len() > 5
+        && matches!(b[0], b'E' | b'W' | b'I')
+        && b[1..5].iter().all(u8::is_ascii_digit)
+        && b[5] == b' '
 }
 
 /// A `:` followed by a digit: a `path:line` location may be in the line
@@ -385,6 +394,7 @@ static STEMS: Lazy<AhoCorasick> = Lazy::new(|| {
         "files=",
         "unable to",
         "could not",
+        ":  ",
     ];
     AhoCorasick::builder().ascii_case_insensitive(true).build(stems).expect("valid stems")
 });
@@ -410,6 +420,8 @@ static DETECTOR_SPECS: &[(Kind, &str)] = &[
     ),
     (Kind::Diagnostic, r"^\s*\S+:\d+:\d+ - (?:error|warning)(?-u:\b)"),
     (Kind::Diagnostic, r"^\S+?:\d+(?::\d+)?: [A-Z]{1,3}\d{3,5}[: ]"),
+    // hadolint (`Dockerfile:2 DL4000 ...`), cfn-lint (`E3012 ...` over `template.yaml:12:7`)
+    (Kind::Diagnostic, r"^\S+?:\d+(?::\d+)? [A-Z]{1,3}\d{3,5} |^[EWI]\d{4} \S|^\S+\.\w{1,8}:\d+:\d+$"),
     (Kind::Diagnostic, r"^\S+?:\d+(?::\d+)?: (?:note|info|information|hint): .*\[[A-Z]+\d+\]$"),
     (Kind::Diagnostic, r"^(?:error|warning)(?:\[[A-Za-z]+\d+\])?: \S"),
     (Kind::Diagnostic, r"^\s*--> \S+:\d+:\d+"),
@@ -453,6 +465,9 @@ static DETECTOR_SPECS: &[(Kind, &str)] = &[
         r#"(?i)(?-u:\b)level["']?\s*[=:]\s*["']?(?:error|fatal|critical|crit|emerg|alert|panic)(?-u:\b)|\[(?:error|crit|alert|emerg)\]"#,
     ),
     (Kind::Level, r"^[EF]\d{4} \d\d:\d\d:\d\d"),
+    // the lines a database server logs with an error (PostgreSQL's
+    // `DETAIL:  `, `STATEMENT:  `...: two spaces after the tag)
+    (Kind::Level, r"(?:^|\] |\s)(?:DETAIL|HINT|STATEMENT|CONTEXT|QUERY|LOCATION):  \S"),
     // sanitizers, failed assertions, the kernel's crash reports, apt errors
     (
         Kind::Level,

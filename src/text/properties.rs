@@ -63,7 +63,7 @@ fn words() -> impl Strategy<Value = String> {
 
 /// One self-contained signal line of some detector kind.
 fn signal_line() -> impl Strategy<Value = String> {
-    (0usize..38, word(), words(), 1u32..900, 1u32..90).prop_map(|(kind, w, ws, n, m)| match kind {
+    (0usize..40, word(), words(), 1u32..900, 1u32..90).prop_map(|(kind, w, ws, n, m)| match kind {
         0 => format!("src/{w}.c:{n}:{m}: error: {ws}"),
         1 => format!("src/{w}.cpp:{n}:{m}: warning: {ws} [-Wunused-{w}]"),
         2 => format!("error[E0{n:03}]: {ws}"),
@@ -100,6 +100,8 @@ fn signal_line() -> impl Strategy<Value = String> {
         33 => format!("Result: FAIL ({n} of {m} subtests)"),
         34 => format!("Files={n}, Tests={m},  1 wallclock secs"),
         35 => format!("│ Error: Unsupported argument {w}{n}"),
+        37 => format!("E{:04} '{w}' is not of type 'integer'\n{w}.yaml:{n}:{m}", 1000 + n),
+        38 => format!("2026-11-23 17:10:16.712 UTC [{n}] STATEMENT:  SELECT * FROM {w} WHERE id = {m};"),
         36 => format!("{ws} at lib/{w}.pl line {n}."),
         _ => format!("Traceback (most recent call last):\n  File \"/app/{w}.py\", line {n}, in run\n    {w}()\nValueError: {ws} {m}"),
     })

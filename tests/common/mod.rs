@@ -248,22 +248,27 @@ pub fn output_with_stdin(cmd: &mut Command, input: &[u8]) -> Output {
     out
 }
 
-/// Every `*.json` under fixtures/json, sorted.
-pub fn json_fixtures() -> Vec<PathBuf> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for e in fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
+/// Every file under `dir` whose name ends with `.ext`, sorted.
+pub fn files_under(dir: &Path, ext: &str) -> Vec<PathBuf> {
+    fn walk(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
+        for e in fs::read_dir(dir).into_iter().flatten().flatten() {
+            let p = e.path();
             if p.is_dir() {
-                walk(&p, out);
-            } else if p.extension().is_some_and(|x| x == "json") {
+                walk(&p, ext, out);
+            } else if p.extension().is_some_and(|x| x == ext) {
                 out.push(p);
             }
         }
     }
     let mut out = Vec::new();
-    walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/json"), &mut out);
+    walk(dir, ext, &mut out);
     out.sort();
     out
+}
+
+/// Every `*.json` under fixtures/json, sorted.
+pub fn json_fixtures() -> Vec<PathBuf> {
+    files_under(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/json"), "json")
 }
 
 /// The original token count a receipt states (`Original: N tok` in the long

@@ -1,0 +1,190 @@
+//! Git as a subprocess: the one engine `objects push|pull` talks to for
+//! refs, blobs and the remote (its transports, credentials and config).
+
+use std::ffi::OsStr;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use anyhow::{Context, Result, bail};
+
+/// A repository, found from a working directory.
+#[derive(Clone, Debug)]
+pub struct Git {
+    /// Where git runs (the caller's directory inside the repository).
+    cwd: PathBuf,
+    /// The top of the work tree (where `.lfsconfig` lives); `None` in a
+    /// bare repository.
+    pub top: Option<PathBuf>,
+}
+
+impl Git {
+    /// The repository around `cwd`, or `None` outside one (or without git).
+    pub fn discover(cwd: &Path) -> Option<Git> {
+        let out = Command::new("git")
+            .args(["rev-parse", "--is-inside-work-tree", "--show-toplevel"])
+            .current_dir(cwd)
+            .stdin(Stdio::null())
+            .stderr(Stdio::null())
+            .output()
+            .ok()?;
+        if !out.status.success() {
+            // A bare repository: rev-parse fails on --show-toplevel there.
+            let bare = Command::new("git")
+                .args(["rev-parse", "--is-bare-repository"])
+                .current_dir(cwd)
+                .stderr(Stdio::null())
+                .output()
+                .ok()?;
+            return (bare.status.success() && bare.stdout.starts_with(b"true"))
+                .then(|| Git { cwd: cwd.to_owned(), top: None });
+        }
+        let text = String::from_utf8_lossy(&out.stdout);
+        let top = text.lines().nth(1).map(PathBuf::from);
+        Some(Git { cwd: cwd.to_owned(), top })
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new("git");
+        cmd.args(args).current_dir(&self.cwd);
+        // Never stop to ask for a password on a terminal: credentials come
+        // from helpers (`git credential fill` asks itself when it must).
+        cmd.env("GIT_TERMINAL_PROMPT", "0");
+        cmd
+    }
+
+    /// Runs git, feeding `input`, and returns its stdout; a failure carries
+    /// git's own last stderr line.
+    pub fn run_with(&self, args: &[&str], input: Option<&[u8]>, envs: &[(&str, &OsStr)]) -> Result<Vec<u8>> {
+        let mut cmd = self.command(args);
+        for (k, v) in envs {
+            cmd.env(k, v);
+        }
+        cmd.stdin(if input.is_some() { Stdio::piped() } else { Stdio::null() })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = cmd.spawn().context("cannot run git")?;
+        let writer = input.map(|bytes| {
+            let mut stdin = child.stdin.take().expect("piped stdin");
+            let bytes = bytes.to_vec();
+            // Fed from a thread: a big input and a big output would
+            // otherwise wait on each other.
+            std::thread::spawn(move || stdin.write_all(&bytes))
+        });
+        let out = child.wait_with_output().context("cannot run git")?;
+        if let Some(w) = writer {
+            let _ = w.join();
+        }
+        if !out.status.success() {
+            let err = String::from_utf8_lossy(&out.stderr);
+            let line = err.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_owned();
+            bail!(
+                "git {} failed: {}",
+                args.first().copied().unwrap_or(""),
+                if line.is_empty() { "no message" } else { &line }
+            );
+        }
+        Ok(out.stdout)
+    }
+
+    pub fn run(&self, args: &[&str]) -> Result<Vec<u8>> {
+        self.run_with(args, None, &[])
+    }
+
+    /// Stdout as trimmed text.
+    pub fn text(&self, args: &[&str]) -> Result<String> {
+        Ok(String::from_utf8_lossy(&self.run(args)?).trim().to_owned())
+    }
+
+    /// A config value, `None` when unset.
+    pub fn config(&self, key: &str) -> Option<String> {
+        self.text(&["config", "--get", key]).ok().filter(|v| !v.is_empty())
+    }
+
+    /// A value from the work tree's `.lfsconfig` (Git LFS's shared settings).
+    pub fn lfsconfig(&self, key: &str) -> Option<String> {
+        let file = self.top.as_ref()?.join(".lfsconfig");
+        if !file.is_file() {
+            return None;
+        }
+        let file = file.to_string_lossy().into_owned();
+        self.text(&["config", "--file", &file, "--get", key]).ok().filter(|v| !v.is_empty())
+    }
+
+    pub fn set_config(&self, key: &str, value: &str) -> Result<()> {
+        self.run(&["config", key, value]).map(drop)
+    }
+
+    pub fn remotes(&self) -> Vec<String> {
+        self.text(&["remote"]).map(|t| t.lines().map(str::to_owned).collect()).unwrap_or_default()
+    }
+
+    /// The URL git would use for `remote` (with `insteadOf` applied).
+    pub fn remote_url(&self, remote: &str) -> Result<String> {
+        self.text(&["remote", "get-url", remote])
+            .with_context(|| format!("'{remote}' is not a remote of this repository"))
+    }
+
+    /// `ref → object id` of the remote's refs matching `pattern`.
+    pub fn ls_remote(&self, remote: &str, pattern: &str) -> Result<Vec<(String, String)>> {
+        let out = self.text(&["ls-remote", remote, pattern])?;
+        Ok(out
+            .lines()
+            .filter_map(|l| l.split_once('\t'))
+            .map(|(oid, name)| (name.to_owned(), oid.to_owned()))
+            .collect())
+    }
+
+    /// Writes `bytes` as a blob; its git object id.
+    pub fn hash_blob(&self, bytes: &[u8]) -> Result<String> {
+        let out = self.run_with(&["hash-object", "-w", "--no-filters", "--stdin"], Some(bytes), &[])?;
+        Ok(String::from_utf8_lossy(&out).trim().to_owned())
+    }
+
+    /// Writes each file as a blob, in order; their git object ids.
+    pub fn hash_files(&self, paths: &[PathBuf]) -> Result<Vec<String>> {
+        let mut list = Vec::new();
+        for p in paths {
+            list.extend_from_slice(p.as_os_str().as_encoded_bytes());
+            list.push(b'\n');
+        }
+        let out = self.run_with(&["hash-object", "-w", "--no-filters", "--stdin-paths"], Some(&list), &[])?;
+        let ids: Vec<String> = String::from_utf8_lossy(&out).lines().map(str::to_owned).collect();
+        if ids.len() != paths.len() {
+            bail!("git hash-object returned {} ids for {} files", ids.len(), paths.len());
+        }
+        Ok(ids)
+    }
+
+    /// The contents of many objects at once (`cat-file --batch`), in order;
+    /// `None` for one git does not have.
+    pub fn read_objects(&self, oids: &[String]) -> Result<Vec<Option<Vec<u8>>>> {
+        if oids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let input: String = oids.iter().map(|o| format!("{o}\n")).collect();
+        let out = self.run_with(&["cat-file", "--batch"], Some(input.as_bytes()), &[])?;
+        let mut rest = &out[..];
+        let mut objects = Vec::with_capacity(oids.len());
+        for _ in oids {
+            let nl = rest.iter().position(|&b| b == b'\n').context("git cat-file: truncated answer")?;
+            let header = String::from_utf8_lossy(&rest[..nl]).into_owned();
+            rest = &rest[nl + 1..];
+            if header.ends_with(" missing") {
+                objects.push(None);
+                continue;
+            }
+            let size: usize = header
+                .rsplit(' ')
+                .next()
+                .and_then(|s| s.parse().ok())
+                .with_context(|| format!("git cat-file: unexpected header '{header}'"))?;
+            if rest.len() < size + 1 {
+                bail!("git cat-file: truncated object");
+            }
+            objects.push(Some(rest[..size].to_vec()));
+            rest = &rest[size + 1..];
+        }
+        Ok(objects)
+    }
+}

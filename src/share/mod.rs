@@ -1,0 +1,293 @@
+//! Sharing raw outputs through git (`tokensieve objects push|pull`, and
+//! `show ID` fetching what is missing): manifests travel as
+//! `refs/tokensieve/manifests` (`refs`, `manifest`), raw bytes go to the
+//! remote's Git LFS server (`lfs`) or, for remotes without one, to one git
+//! ref per output (`refs`). Every downloaded blob is checked against its
+//! sha256 before the store keeps it.
+
+pub mod git;
+pub mod lfs;
+pub mod manifest;
+pub mod refs;
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+
+use crate::store::{self, Lookup, Store};
+use git::Git;
+use manifest::Manifest;
+
+/// Where raw bytes go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Lfs,
+    GitRef,
+    /// LFS when the remote has a server, else git refs.
+    Auto,
+}
+
+impl Backend {
+    pub fn parse(s: &str) -> Result<Backend> {
+        match s {
+            "lfs" => Ok(Backend::Lfs),
+            "git-ref" => Ok(Backend::GitRef),
+            "auto" => Ok(Backend::Auto),
+            _ => bail!("--backend is lfs, git-ref or auto, got '{s}'"),
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Backend::Lfs => "lfs",
+            Backend::GitRef => "git-ref",
+            Backend::Auto => "auto",
+        }
+    }
+}
+
+/// The remote's config keys that `show` reads to fetch lazily.
+const REMOTE_KEY: &str = "tokensieve.remote";
+const BACKEND_KEY: &str = "tokensieve.backend";
+
+/// The repository around the current directory, or a clear error.
+pub fn repository(cwd: &Path) -> Result<Git> {
+    Git::discover(cwd).context("objects push|pull shares through git: run it inside a git repository")
+}
+
+/// The remote named, else the one a previous push/pull used, else
+/// `origin`, else the only remote.
+pub fn resolve_remote(git: &Git, named: Option<&str>) -> Result<String> {
+    if let Some(r) = named {
+        return Ok(r.to_owned());
+    }
+    if let Some(r) = git.config(REMOTE_KEY) {
+        return Ok(r);
+    }
+    let remotes = git.remotes();
+    if remotes.iter().any(|r| r == "origin") {
+        return Ok("origin".into());
+    }
+    match remotes.as_slice() {
+        [only] => Ok(only.clone()),
+        [] => bail!("this repository has no remote to share with (git remote add NAME URL)"),
+        _ => bail!("this repository has several remotes; name one (tokensieve objects push REMOTE)"),
+    }
+}
+
+/// What a push did, for its summary line.
+#[derive(Debug, Default)]
+pub struct PushReport {
+    pub objects: usize,
+    pub sent: usize,
+    pub backend: &'static str,
+    pub manifests: refs::Published,
+}
+
+/// Raw bytes first (a manifest never names a blob the remote lacks), then
+/// the manifests.
+pub fn push(git: &Git, remote: &str, backend: Backend, raw: &Store, home: &Path) -> Result<PushReport> {
+    let manifests = manifest::build(raw, home, git.top.as_deref()).context("cannot list the raw store")?;
+    let objects: Vec<(String, u64)> = manifests.iter().map(|m| (m.sha256.clone(), m.size)).collect();
+    let read = |sha: &str| -> Result<Vec<u8>> {
+        raw.read(sha).with_context(|| format!("cannot read raw output {}", &sha[..12]))
+    };
+    let (sent, used) = match backend {
+        Backend::Lfs => (lfs_push(git, remote, &objects, &read)?, "lfs"),
+        Backend::GitRef => (gitref_push(git, remote, raw, &objects)?, "git-ref"),
+        Backend::Auto => match lfs_push(git, remote, &objects, &read) {
+            Ok(n) => (n, "lfs"),
+            Err(e) if e.downcast_ref::<lfs::NoLfs>().is_some() => {
+                (gitref_push(git, remote, raw, &objects)?, "git-ref")
+            }
+            Err(e) => return Err(e),
+        },
+    };
+    let published = refs::publish(git, remote, &manifests)?;
+    remember(git, remote, backend);
+    Ok(PushReport { objects: objects.len(), sent, backend: used, manifests: published })
+}
+
+fn lfs_push(
+    git: &Git,
+    remote: &str,
+    objects: &[(String, u64)],
+    read: &dyn Fn(&str) -> Result<Vec<u8>>,
+) -> Result<usize> {
+    let endpoint = lfs::endpoint(git, remote, "upload")?;
+    lfs::Client::new(git, endpoint).upload(objects, read)
+}
+
+fn gitref_push(git: &Git, remote: &str, raw: &Store, objects: &[(String, u64)]) -> Result<usize> {
+    let there = refs::remote_blobs(git, remote)?;
+    let missing: Vec<(String, std::path::PathBuf)> = objects
+        .iter()
+        .filter(|(sha, _)| !there.contains_key(sha))
+        .map(|(sha, _)| (sha.clone(), store::object_path(&raw.objects_dir(), sha)))
+        .collect();
+    refs::push_blobs(git, remote, &missing)
+}
+
+/// Records the remote (and backend) so `show ID` can fetch from it later.
+fn remember(git: &Git, remote: &str, backend: Backend) {
+    let _ = git.set_config(REMOTE_KEY, remote);
+    let _ = git.set_config(BACKEND_KEY, backend.name());
+}
+
+/// What a pull did.
+#[derive(Debug, Default)]
+pub struct PullReport {
+    pub listed: usize,
+    pub already: usize,
+    pub fetched: usize,
+    /// One line per blob that could not be had or did not match its hash.
+    pub failures: Vec<String>,
+}
+
+/// Every object the remote's manifests list and the store lacks,
+/// downloaded, checked and stored.
+pub fn pull(git: &Git, remote: &str, backend: Backend, raw: &Store) -> Result<PullReport> {
+    let Some(commit) = refs::fetch_manifests(git, remote)? else {
+        bail!(
+            "{remote} has no shared raw outputs yet ({} is missing; run tokensieve objects push there)",
+            refs::MANIFESTS
+        );
+    };
+    let manifests = refs::read_manifests(git, &commit)?;
+    let mut report = PullReport { listed: manifests.len(), ..PullReport::default() };
+    let missing: Vec<&Manifest> = manifests.iter().filter(|m| !has(raw, &m.sha256)).collect();
+    report.already = manifests.len() - missing.len();
+    let (fetched, failures) = download(git, remote, backend, raw, &missing)?;
+    report.fetched = fetched;
+    report.failures = failures;
+    remember(git, remote, backend);
+    Ok(report)
+}
+
+fn has(raw: &Store, sha: &str) -> bool {
+    matches!(raw.find(sha), Ok(Lookup::Found { .. }))
+}
+
+/// Downloads `wanted` through the backend, keeps what matches its hash.
+/// Returns how many were stored and one line per failure.
+fn download(
+    git: &Git,
+    remote: &str,
+    backend: Backend,
+    raw: &Store,
+    wanted: &[&Manifest],
+) -> Result<(usize, Vec<String>)> {
+    let mut stored = 0;
+    let mut failures = Vec::new();
+    if wanted.is_empty() {
+        return Ok((0, failures));
+    }
+    let mut left: Vec<&Manifest> = wanted.to_vec();
+    let mut keep = |sha: &str, got: Result<Vec<u8>>, failures: &mut Vec<String>| match got
+        .and_then(|b| accept(raw, sha, b, remote))
+    {
+        Ok(()) => stored += 1,
+        Err(e) => failures.push(format!("{e:#}")),
+    };
+    if backend != Backend::Lfs {
+        let listed = refs::remote_blobs(git, remote)?;
+        let here: Vec<String> =
+            left.iter().filter(|m| listed.contains_key(&m.sha256)).map(|m| m.sha256.clone()).collect();
+        for (sha, bytes) in refs::fetch_blobs(git, remote, &here, &listed)? {
+            let got = bytes.with_context(|| format!("git did not fetch the blob of {}", &sha[..12]));
+            keep(&sha, got, &mut failures);
+        }
+        let done: HashSet<String> = here.into_iter().collect();
+        left.retain(|m| !done.contains(&m.sha256));
+    }
+    if !left.is_empty() && backend != Backend::GitRef {
+        let objects: Vec<(String, u64)> = left.iter().map(|m| (m.sha256.clone(), m.size)).collect();
+        let client = lfs::endpoint(git, remote, "download").map(|e| lfs::Client::new(git, e));
+        match client {
+            Ok(mut c) => {
+                let answers = c.download(&objects);
+                match answers {
+                    Ok(answers) => {
+                        let mut seen = HashSet::new();
+                        for (sha, got) in answers {
+                            seen.insert(sha.clone());
+                            keep(&sha, got, &mut failures);
+                        }
+                        left.retain(|m| !seen.contains(&m.sha256));
+                    }
+                    Err(e) if backend == Backend::Lfs || e.downcast_ref::<lfs::NoLfs>().is_none() => {
+                        return Err(e);
+                    }
+                    Err(_) => {}
+                }
+            }
+            Err(e) if backend == Backend::Lfs => return Err(e),
+            Err(_) => {}
+        }
+    }
+    for m in left {
+        failures.push(format!(
+            "{remote} has no copy of raw output {} ({} backend)",
+            m.json["id"].as_str().unwrap_or(&m.sha256),
+            backend.name()
+        ));
+    }
+    Ok((stored, failures))
+}
+
+/// Keeps downloaded bytes only when they are the object named: the sha256
+/// of what arrived must be the name it was asked by.
+fn accept(raw: &Store, sha: &str, bytes: Vec<u8>, remote: &str) -> Result<()> {
+    let got = store::hash_hex(&bytes);
+    if got != sha {
+        bail!(
+            "rejected raw output {} from {remote}: its bytes hash to {} instead (damaged or tampered with); not stored",
+            &sha[..store::ID_LEN],
+            &got[..store::ID_LEN]
+        );
+    }
+    let obj = raw.plan(&bytes).with_context(|| {
+        format!(
+            "raw output {} ({} bytes) does not fit the store's cap (TOKENSIEVE_STORE_MAX_BYTES)",
+            &sha[..12],
+            bytes.len()
+        )
+    })?;
+    raw.put(&bytes, &obj)
+}
+
+/// `show ID` for an id the store lacks: when the current repository has
+/// shared through a remote before (push/pull set `tokensieve.remote`), find
+/// the id in its manifests and download the blob. `Ok(None)`: not shared
+/// here (nothing printed); an error is one line for the user.
+pub fn fetch_missing(raw: &Store, id: &str) -> Result<Option<String>> {
+    let Ok(cwd) = std::env::current_dir() else { return Ok(None) };
+    let Some(git) = Git::discover(&cwd) else { return Ok(None) };
+    let Some(remote) = git.config(REMOTE_KEY) else { return Ok(None) };
+    let backend = git.config(BACKEND_KEY).and_then(|b| Backend::parse(&b).ok()).unwrap_or(Backend::Auto);
+    let find = |commit: &str| -> Result<Vec<Manifest>> {
+        Ok(refs::read_manifests(&git, commit)?.into_iter().filter(|m| m.sha256.starts_with(id)).collect())
+    };
+    let mut found = match refs::local_manifests(&git) {
+        Some(c) => find(&c)?,
+        None => Vec::new(),
+    };
+    if found.is_empty() {
+        match refs::fetch_manifests(&git, &remote)? {
+            Some(c) => found = find(&c)?,
+            None => return Ok(None),
+        }
+    }
+    match found.as_slice() {
+        [] => Ok(None),
+        [m] => {
+            let (stored, failures) = download(&git, &remote, backend, raw, &[m])?;
+            if let Some(f) = failures.into_iter().next() {
+                bail!(f);
+            }
+            Ok((stored == 1).then(|| m.sha256.clone()))
+        }
+        many => bail!("id {id} matches {} shared outputs on {remote}; give more of its digits", many.len()),
+    }
+}
