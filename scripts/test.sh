@@ -17,6 +17,15 @@ if [ ! -x "$aws_venv/bin/aws" ] || [ ! -x "$aws_venv/bin/moto_server" ]; then
     "$aws_venv/bin/pip" install -q --disable-pip-version-check awscli 'moto[server]'
 fi
 export TOKENSIEVE_TEST_AWS_VENV="$aws_venv/bin"
+# The official Python MCP client for tests/mcp.rs (`tokensieve mcp`), in its
+# own venv (its pydantic/anyio stack kept apart from moto's), made once.
+mcp_venv="${TOKENSIEVE_MCP_VENV_DIR:-$HOME/.cache/tokensieve/mcp-venv}"
+if ! "$mcp_venv/bin/python" -c 'import mcp.client.stdio' 2>/dev/null; then
+    echo "test.sh: creating $mcp_venv (mcp)" >&2
+    python3 -m venv "$mcp_venv"
+    "$mcp_venv/bin/pip" install -q --disable-pip-version-check 'mcp>=2,<3'
+fi
+export TOKENSIEVE_TEST_MCP_VENV="$mcp_venv/bin"
 # The real agent CLIs for tests/agents_e2e.rs, from the npm registry (their
 # native binaries come in npm's optional dependencies), installed once.
 agents="${TOKENSIEVE_AGENTS_DIR:-$HOME/.cache/tokensieve/agents}"

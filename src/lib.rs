@@ -8,6 +8,7 @@
 //! - `auditor`: exact BPE token counts and the receipt line.
 //! - `handoff`: writes stdout, then the receipt; stores raw, records history.
 //! - `shim`: real-tool resolution, the compress/passthrough policy, the child.
+//! - `mcp`: `tokensieve mcp`, the same captures as an MCP server (rmcp).
 //! - `jq`: jq programs (jaq) over a stored raw output, for `show --jq`.
 //! - `store`, `history`: the raw object store and the SQLite call log.
 //! - `share`: `objects push|pull` through git (LFS or refs), lazy fetch in `show`.
@@ -30,6 +31,8 @@ pub mod history;
 pub mod homefs;
 pub mod jq;
 pub mod json;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod pipeline;
 pub mod share;
 pub mod shim;

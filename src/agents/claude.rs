@@ -57,6 +57,69 @@ pub fn edits(ctx: &Context) -> Vec<Edit> {
     ]
 }
 
+/// Where `claude mcp add --scope user` keeps user-scoped MCP servers:
+/// `.claude.json` in `$CLAUDE_CONFIG_DIR`, else in the home folder (checked
+/// on the real CLI, 2.1.197).
+pub fn user_config(ctx: &Context) -> PathBuf {
+    match ctx.var("CLAUDE_CONFIG_DIR") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir).join(".claude.json"),
+        _ => ctx.user_home.join(".claude.json"),
+    }
+}
+
+/// The name our MCP server is registered under.
+pub const MCP_NAME: &str = "tokensieve";
+
+/// `init claude --mcp`: `tokensieve mcp` as a user-scoped stdio MCP server,
+/// the entry `claude mcp add --scope user tokensieve -- BIN mcp` writes.
+pub fn mcp_edits(ctx: &Context) -> Vec<Edit> {
+    let mut env = Map::new();
+    if let Some(home) = &ctx.explicit_home {
+        env.insert("TOKENSIEVE_HOME".into(), home.to_string_lossy().into_owned().into());
+    }
+    let server = json!({
+        "type": "stdio",
+        "command": ctx.bin.join("tokensieve").to_string_lossy(),
+        "args": ["mcp"],
+        "env": env,
+    });
+    vec![Edit {
+        path: user_config(ctx),
+        apply: Box::new(move |text| add_server(text, &server)),
+        remove: Box::new(remove_server),
+    }]
+}
+
+/// The `mcpServers` entry we registered, if any.
+pub fn installed_server(text: &str) -> Option<Value> {
+    rewrite::parse_object(text).ok()?.get("mcpServers")?.get(MCP_NAME).cloned()
+}
+
+fn add_server(text: &str, server: &Value) -> Result<String> {
+    if installed_server(text).as_ref() == Some(server) {
+        return Ok(text.to_owned());
+    }
+    let mut config = rewrite::parse_object(text)?;
+    let servers = config.entry("mcpServers").or_insert_with(|| Value::Object(Map::new()));
+    let Some(servers) = servers.as_object_mut() else { anyhow::bail!("\"mcpServers\" is not an object") };
+    servers.insert(MCP_NAME.into(), server.clone());
+    Ok(rewrite::render(&config))
+}
+
+fn remove_server(text: &str) -> Result<String> {
+    let mut config = rewrite::parse_object(text)?;
+    let Some(servers) = config.get_mut("mcpServers").and_then(Value::as_object_mut) else {
+        return Ok(text.to_owned());
+    };
+    if servers.remove(MCP_NAME).is_none() {
+        return Ok(text.to_owned());
+    }
+    if servers.is_empty() {
+        config.remove("mcpServers");
+    }
+    Ok(rewrite::render(&config))
+}
+
 /// The SessionStart hook: `export` lines for the session's env file. With
 /// no `$CLAUDE_ENV_FILE` (an older Claude Code) it does nothing.
 pub fn hook_command(bin: &Path, explicit_home: Option<&Path>) -> String {

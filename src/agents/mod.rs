@@ -8,7 +8,7 @@
 //! that agent runs it would find the shims.
 
 mod block;
-mod claude;
+pub(crate) mod claude;
 mod codex;
 mod copilot;
 pub mod cursor;

@@ -94,17 +94,12 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
             window.base = Some((r.clone(), base.chars().take(10).collect()));
         }
     }
-    let stats = match history::open_existing(&home).and_then(|c| match c {
-        Some(conn) if args.markdown => history::by_tool(&conn, since_ms, window.repo.as_deref()),
-        Some(conn) => history::by_command(&conn, since_ms),
-        None => Ok(Vec::new()),
-    }) {
+    let stats = match read_history(&home, |conn| match args.markdown {
+        true => history::by_tool(conn, since_ms, window.repo.as_deref()),
+        false => history::by_command(conn, since_ms),
+    })? {
         Ok(s) => s,
-        Err(e) if history::is_corrupt(&e) => {
-            eprintln!("tokensieve: {}", history::describe_error(&e, &home));
-            return Ok(ExitCode::from(1));
-        }
-        Err(e) => return Err(e.context("cannot read the history")),
+        Err(code) => return Ok(code),
     };
     let text = if args.markdown {
         render_markdown(&stats, &window)
@@ -119,6 +114,22 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
         other => other?,
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The history read by `f` (nothing recorded yet: the empty answer); a
+/// damaged database is one line that says how to reset it, and exit 1.
+pub(crate) fn read_history<T: Default>(
+    home: &std::path::Path,
+    f: impl FnOnce(&rusqlite::Connection) -> Result<T>,
+) -> Result<std::result::Result<T, ExitCode>> {
+    match history::open_existing(home).and_then(|c| c.map_or_else(|| Ok(T::default()), |conn| f(&conn))) {
+        Ok(v) => Ok(Ok(v)),
+        Err(e) if history::is_corrupt(&e) => {
+            eprintln!("tokensieve: {}", history::describe_error(&e, home));
+            Ok(Err(ExitCode::from(1)))
+        }
+        Err(e) => Err(e.context("cannot read the history")),
+    }
 }
 
 /// `git ARGS` in the current directory: its trimmed stdout, or why not.

@@ -1,5 +1,6 @@
 //! `tokensieve init AGENT [--uninstall]`: make an agent's shell find the
-//! shims, and tell its model what the receipt means (`src/agents/`).
+//! shims, and tell its model what the receipt means (`src/agents/`);
+//! `init claude --mcp` registers `tokensieve mcp` as its MCP server instead.
 //! `init` alone lists the agents and whether each is set up.
 
 use std::ffi::OsString;
@@ -13,9 +14,11 @@ use crate::agents::{Agent, Context};
 pub(crate) fn run(args: Vec<OsString>) -> Result<ExitCode> {
     let mut names = Vec::new();
     let mut uninstall = false;
+    let mut mcp = false;
     for arg in &args {
         match arg.to_str() {
             Some("--uninstall") => uninstall = true,
+            Some("--mcp") => mcp = true,
             Some(a) if a.starts_with('-') => bail!("init: unknown option '{a}'"),
             Some(a) => names.push(a.to_owned()),
             None => bail!("init: arguments must be UTF-8"),
@@ -41,6 +44,9 @@ pub(crate) fn run(args: Vec<OsString>) -> Result<ExitCode> {
             })
         })
         .collect::<Result<_>>()?;
+    if mcp {
+        return init_mcp(&agents, &ctx, uninstall);
+    }
     for agent in &agents {
         for edit in agent.edits(&ctx) {
             edit.check(uninstall)?;
@@ -60,6 +66,29 @@ pub(crate) fn run(args: Vec<OsString>) -> Result<ExitCode> {
                 Err(why) => println!("{}: not yet: {why}", agent.name()),
             }
         }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `init claude --mcp [--uninstall]`: register `tokensieve mcp` as the
+/// agent's MCP server (a reversible edit like the others), or take it out.
+fn init_mcp(agents: &[Agent], ctx: &Context, uninstall: bool) -> Result<ExitCode> {
+    if agents.iter().any(|a| *a != Agent::Claude) {
+        bail!("init --mcp: only claude is supported (its user-scoped MCP servers)");
+    }
+    let edits = crate::agents::claude::mcp_edits(ctx);
+    for edit in &edits {
+        edit.check(uninstall)?;
+    }
+    for edit in edits {
+        let outcome = if uninstall { edit.undo()? } else { edit.setup()? };
+        println!("claude: {}: {}", edit.path.display(), outcome.describe());
+    }
+    if !uninstall {
+        println!(
+            "claude: MCP server '{}' (tools run, show, recall); `claude mcp list` checks it",
+            crate::agents::claude::MCP_NAME
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -13,6 +13,9 @@ mod inspect;
 mod install;
 mod objects;
 mod recall;
+pub(crate) use recall::{
+    Options as RecallOptions, query as recall_query, render_text as recall_text, to_json as recall_json,
+};
 mod run;
 mod session;
 mod settings;
@@ -54,11 +57,14 @@ usage:
   tokensieve recall [--status passed|failed|error] [--tool T] [--file PATH] [--since 2d]
                   [--cwd] [--limit N] [--json]
                                         past captures by their typed result, newest first
+  tokensieve mcp                        an MCP server on stdio: tools run, show, recall
   tokensieve install [TOOL...]          shim TOOLs (default: common agent CLIs on PATH)
   tokensieve uninstall [TOOL...]        remove shims (all, and the PATH lines, if none named)
   tokensieve doctor                     check PATH order, shims, real tools, agents
   tokensieve init [AGENT] [--uninstall] make AGENT's shell find the shims (claude, codex,
                                         gemini, cursor, opencode, copilot)
+  tokensieve init claude --mcp [--uninstall]
+                                        register `tokensieve mcp` as Claude Code's MCP server
   tokensieve hook gemini|cursor         the hook `init` installs there (JSON on stdin)
   tokensieve config show | config path  every setting, its value and where it comes from
   tokensieve trust [FILE]               let a project's .tokensieve.toml define filters
@@ -199,6 +205,13 @@ fn run(args: Vec<OsString>) -> Result<ExitCode> {
         "inspect" => inspect::inspect(stage.as_deref(), &global),
         "show" => show::run(&show::Args::new(&positional[1..], show_opts)?, &global),
         "gain" => gain::run(&gain::Args::new(&positional[1..], gain_opts)?),
+        #[cfg(feature = "mcp")]
+        "mcp" if positional.len() == 1 => {
+            crate::mcp::serve()?;
+            Ok(ExitCode::SUCCESS)
+        }
+        #[cfg(not(feature = "mcp"))]
+        "mcp" => bail!("this tokensieve was built without the `mcp` feature"),
         "recall" => {
             let q = recall::query(&recall_opts, gain_opts.since.as_deref())?;
             recall::run(&positional[1..], &q, gain_opts.json, &global)

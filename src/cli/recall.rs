@@ -63,16 +63,9 @@ pub(crate) fn run(positional: &[OsString], q: &Query, json: bool, global: &Globa
         bail!("unexpected argument '{}'", extra.to_string_lossy());
     }
     let home = store::home();
-    let found = match history::open_existing(&home).and_then(|c| match c {
-        Some(conn) => history::recall(&conn, q),
-        None => Ok(Vec::new()),
-    }) {
+    let found = match super::gain::read_history(&home, |conn| history::recall(conn, q))? {
         Ok(f) => f,
-        Err(e) if history::is_corrupt(&e) => {
-            eprintln!("tokensieve: {}", history::describe_error(&e, &home));
-            return Ok(ExitCode::from(1));
-        }
-        Err(e) => return Err(e.context("cannot read the history")),
+        Err(code) => return Ok(code),
     };
     let text = if json || global.settings.format == Format::Json {
         format!("{}\n", serde_json::to_string_pretty(&to_json(&found))?)
