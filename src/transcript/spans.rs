@@ -113,55 +113,25 @@ impl Parser<'_> {
         let start = self.i;
         let kind = match *self.b.get(self.i)? {
             b'{' => {
-                self.i += 1;
                 let mut members = Vec::new();
-                self.ws();
-                if self.b.get(self.i) == Some(&b'}') {
-                    self.i += 1;
-                } else {
-                    loop {
-                        self.ws();
-                        let k = self.string()?;
-                        let key = decode_string(&self.b[k])?.into_owned();
-                        self.ws();
-                        (self.b.get(self.i) == Some(&b':')).then_some(())?;
-                        self.i += 1;
-                        self.ws();
-                        members.push((key, self.value(depth + 1)?));
-                        self.ws();
-                        match self.b.get(self.i)? {
-                            b',' => self.i += 1,
-                            b'}' => {
-                                self.i += 1;
-                                break;
-                            }
-                            _ => return None,
-                        }
-                    }
-                }
+                self.sequence(b'}', |p| {
+                    let k = p.string()?;
+                    let key = decode_string(&p.b[k])?.into_owned();
+                    p.ws();
+                    (p.b.get(p.i) == Some(&b':')).then_some(())?;
+                    p.i += 1;
+                    p.ws();
+                    members.push((key, p.value(depth + 1)?));
+                    Some(())
+                })?;
                 Kind::Object(members)
             }
             b'[' => {
-                self.i += 1;
                 let mut items = Vec::new();
-                self.ws();
-                if self.b.get(self.i) == Some(&b']') {
-                    self.i += 1;
-                } else {
-                    loop {
-                        self.ws();
-                        items.push(self.value(depth + 1)?);
-                        self.ws();
-                        match self.b.get(self.i)? {
-                            b',' => self.i += 1,
-                            b']' => {
-                                self.i += 1;
-                                break;
-                            }
-                            _ => return None,
-                        }
-                    }
-                }
+                self.sequence(b']', |p| {
+                    items.push(p.value(depth + 1)?);
+                    Some(())
+                })?;
                 Kind::Array(items)
             }
             b'"' => {
@@ -184,6 +154,30 @@ impl Parser<'_> {
             }
         };
         Some(Node { range: start..self.i, kind })
+    }
+
+    /// The comma-separated elements after an opening bracket, up to and
+    /// including `close`; `element` reads one (whitespace around it skipped).
+    fn sequence(&mut self, close: u8, mut element: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
+        self.i += 1;
+        self.ws();
+        if self.b.get(self.i) == Some(&close) {
+            self.i += 1;
+            return Some(());
+        }
+        loop {
+            self.ws();
+            element(self)?;
+            self.ws();
+            match *self.b.get(self.i)? {
+                b',' => self.i += 1,
+                c if c == close => {
+                    self.i += 1;
+                    return Some(());
+                }
+                _ => return None,
+            }
+        }
     }
 
     /// A string literal's range (quotes included), escapes skipped over.
