@@ -19,6 +19,8 @@ end='# <<< tokensieve <<<'
 if [ -n "${TOKENSIEVE_BINARY:-}" ]; then
     src="$TOKENSIEVE_BINARY"
 else
+    # one static binary for this machine (see scripts/static-build.sh)
+    . "$here/scripts/static-build.sh"
     echo "building tokensieve (release)..."
     (cd "$here" && cargo build --release --locked --quiet)
     src="$here/target/${CARGO_BUILD_TARGET:-x86_64-unknown-linux-gnu}/release/tokensieve"

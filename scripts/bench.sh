@@ -32,6 +32,7 @@ need jq jq
 need /usr/bin/time time
 
 echo "bench.sh: building the release binary" >&2
+. scripts/static-build.sh
 cargo build --release -q
 bin=$root/target/${CARGO_BUILD_TARGET:-x86_64-unknown-linux-gnu}/release/tokensieve
 

@@ -2,6 +2,8 @@
 # The test command (README and CI): sets up what the tests need, then runs them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# One static binary, built for the named host target (see static-build.sh).
+. scripts/static-build.sh
 # Calls made by the tests must not land in the developer's own raw store and
 # history (tests that check them set their own TOKENSIEVE_HOME).
 export TOKENSIEVE_HOME="${TMPDIR:-/tmp}/tokensieve-test-home.$$"

@@ -241,6 +241,6 @@ fn the_binary_is_statically_linked() {
     }
     let out = Command::new("file").arg("-L").arg(BIN).output().unwrap();
     let what = String::from_utf8_lossy(&out.stdout);
-    // .cargo/config.toml asks for a non-PIE static executable: the spec's wording.
+    // scripts/static-build.sh asks for a non-PIE static executable: the spec's wording.
     assert!(what.contains("statically linked"), "{what}");
 }
