@@ -387,6 +387,8 @@ static STEMS: Lazy<AhoCorasick> = Lazy::new(|| {
         "sanitizer",
         "assertion",
         "segfault",
+        "dumped",
+        "code=",
         "protection fault",
         "bug:",
         "oops:",
@@ -481,6 +483,13 @@ static DETECTOR_SPECS: &[(Kind, &str)] = &[
     (
         Kind::Level,
         r"segfault at [0-9a-f]+ ip |general protection fault|Kernel panic|(?:^|\] )(?:BUG|Oops): |Call Trace:|blocked for more than \d+ seconds",
+    ),
+    // a process that died of a signal or failed, as its supervisor or shell
+    // reports it (systemd's `code=dumped, status=11/SEGV`, `Failed with
+    // result 'core-dump'`, a shell's `Segmentation fault (core dumped)`)
+    (
+        Kind::Level,
+        r"code=(?:dumped|killed), status=\d+/[A-Z]+|code=exited, status=[1-9]\d*/[A-Z]+|: Failed with result '[\w-]+'|\(core dumped\)",
     ),
     // the tool's own summary and footer lines
     (
@@ -700,6 +709,16 @@ mod tests {
                 (9, "level")
             ]
         );
+    }
+
+    #[test]
+    fn processes_that_died_of_a_signal() {
+        let text = "web01 systemd[1]: thumbd.service: Main process exited, code=dumped, status=11/SEGV\n\
+                    web01 systemd[1]: thumbd.service: Failed with result 'core-dump'.\n\
+                    web01 systemd[1]: api.service: Main process exited, code=exited, status=1/FAILURE\n\
+                    web01 systemd[1]: cron.service: Main process exited, code=exited, status=0/SUCCESS\n\
+                    ./run.sh: line 4:  812 Segmentation fault      (core dumped) ./worker\n";
+        assert_eq!(kinds(text), vec![(0, "level"), (1, "level"), (2, "test-failure"), (4, "level")]);
     }
 
     #[test]

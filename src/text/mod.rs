@@ -148,9 +148,12 @@ fn render_lines(
         let summary = filter.summarize(&inv, cleaned, &src);
         *anchors = Some((filter.name(), summary.is_some()));
         if let Some(body) = summary {
-            // dense output (hundreds of findings): families condensed, then the cap
-            let dense =
-                !filter.lossless() && text.len() > 2 * settings.text_threshold && body.len() * 2 > text.len();
+            // dense output (many findings; from 1.5× the threshold, about the
+            // 2,000 tokens past which an output must be halved): families
+            // condensed, then the cap
+            let dense = !filter.lossless()
+                && text.len() > 3 * settings.text_threshold / 2
+                && body.len() * 2 > text.len();
             let body = if dense {
                 let body = condense::condense(&body, &src).unwrap_or(body);
                 cap(body, text.len(), note, &src)
