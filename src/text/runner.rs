@@ -283,8 +283,8 @@ fn drop_recaps(lines: &[String]) -> Option<Vec<String>> {
             let indent = &lines[i][..lines[i].len() - lines[i].trim_start().len()];
             let first: String = trimmed[from].chars().take(60).collect();
             out.push(format!("{indent}({len} lines repeated from above, from \"{first}\")"));
-            for k in i..i + len {
-                seen.entry(trimmed[k]).or_default().push(k);
+            for (k, t) in trimmed.iter().enumerate().skip(i).take(len) {
+                seen.entry(t).or_default().push(k);
             }
             changed = true;
             i += len;
