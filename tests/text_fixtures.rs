@@ -85,10 +85,6 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
     ("search/grep-rn-many-per-file", "over the budget: files past it counted with their command; not halved"),
     ("search/grep-rn-raise", "not halved: every hit is the answer"),
     ("search/rg-many-per-file", "not halved: every hit is the answer"),
-    (
-        "tests/node-test-spec-reporter",
-        "not halved: node:test's spec reporter lists each failure twice, both kept",
-    ),
     ("local/find-real", "not halved: within the budget every path is the answer, as printed"),
 ];
 

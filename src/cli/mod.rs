@@ -13,6 +13,8 @@ mod inspect;
 mod install;
 mod objects;
 mod recall;
+// The MCP server answers `recall` with the command's own query and renderings.
+#[cfg(feature = "mcp")]
 pub(crate) use recall::{
     Options as RecallOptions, query as recall_query, render_text as recall_text, to_json as recall_json,
 };

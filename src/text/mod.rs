@@ -21,6 +21,7 @@ mod kind;
 pub mod ledger;
 #[cfg(test)]
 mod properties;
+mod runner;
 mod summary;
 
 use aho_corasick::AhoCorasick;
@@ -127,6 +128,12 @@ fn render_lines(
     let large = text.len() > settings.text_threshold;
     let note = if large { settings.raw_note.as_deref() } else { None };
     let exit = hint.exit_code;
+    let invocation = Invocation::parse(&hint.command);
+    // a test run's failure recaps, and a failed one's passes, go whichever
+    // candidate renders it
+    let test_run = invocation.as_ref().is_some_and(runner::is_test_run);
+    let failed = exit != 0 || ledger.entries.iter().any(|e| e.kind == ledger::Kind::TestFailure);
+    let reduce = |body: String| if test_run { runner::reduce(body, &src, failed) } else { body };
 
     // The user's filter first; the guard has the last word over it too.
     // One that changes nothing (its patterns are for another output of the
@@ -148,6 +155,7 @@ fn render_lines(
         let summary = filter.summarize(&inv, cleaned, &src);
         *anchors = Some((filter.name(), summary.is_some()));
         if let Some(body) = summary {
+            let body = reduce(body);
             // dense output (many findings; from 1.5× the threshold, about the
             // 2,000 tokens past which an output must be halved): families
             // condensed, then the cap
@@ -172,8 +180,9 @@ fn render_lines(
         }
     }
 
-    let asked = kind::asked(Invocation::parse(&hint.command).as_ref());
+    let asked = kind::asked(invocation.as_ref());
     let (body, kind) = generic::render(&src, settings, asked);
+    let body = reduce(body);
     let (name, note) = match kind {
         kind::Kind::Document => ("document", None),
         kind::Kind::Log => ("generic", note),
