@@ -625,6 +625,19 @@ mod tests {
         assert!(out.contains("L1501: fetch job 1500 took 30 ms"), "{out}");
     }
 
+    /// A summary's last run shows its last line as printed, though the
+    /// output ends with a newline (a blank last line).
+    #[test]
+    fn a_summary_ends_where_the_output_ended() {
+        let mut text: String = ["starting", "config loaded", "pool of 4", "queue open", "first batch", "go"]
+            .iter()
+            .map(|l| format!("{l}\n"))
+            .collect();
+        text.extend((0..3000).map(|i| format!("store job {i} took {} ms\n", i % 70)));
+        let out = generic(&text, 4000);
+        assert!(out.contains("\nstore job 2999 took 59 ms\n"), "{out}");
+    }
+
     #[test]
     fn keywords_are_whole_words() {
         assert!(is_signal("ERROR: disk full"));

@@ -18,6 +18,7 @@ pub mod filters;
 mod generic;
 pub mod guard;
 mod kind;
+pub use kind::json_lines_log;
 pub mod ledger;
 #[cfg(test)]
 mod properties;

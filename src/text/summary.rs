@@ -80,9 +80,10 @@ pub fn render(src: &Source, items: &[Item]) -> String {
     }
 
     out.push("tail:".into());
+    // the output's last run (blank lines aside) shows where it ended
+    let end = items.iter().rposition(|item| !is_blank(src, item));
     for (k, item) in items[tail..].iter().enumerate() {
-        // the output's last run shows where it ended
-        let last = tail + k + 1 == items.len() || before_trace(src, items, tail + k);
+        let last = end == Some(tail + k) || before_trace(src, items, tail + k);
         render_item(item, src, &mut out, true, last);
     }
     let mut text = out.join("\n");
