@@ -22,7 +22,9 @@
 //!   marks, ExUnit's `N) test …`, rspec's `rspec path:line`.
 //! - `level`: ERROR, FATAL, CRITICAL, SEVERE, EMERG, ALERT, PANIC as words in
 //!   capitals, `level=error`, `"level":"error"`, `[error]`/`[crit]`, glog's
-//!   `E0123`/`F0123` line starts.
+//!   `E0123`/`F0123` line starts; and the lines that tell of a crash (the
+//!   kernel's `segfault at`, a sanitizer's report, a process that died of a
+//!   signal as systemd or a shell reports it).
 //! - `http-5xx`: a 5xx status in an access log or a `status=5xx` field.
 //! - `oom`: kernel and container out-of-memory kills.
 //! - `summary`: the tool's own summary or footer lines (test, lint, build and
