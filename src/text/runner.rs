@@ -68,23 +68,33 @@ pub fn is_test_run(inv: &Invocation) -> bool {
     inv.is(RUNNERS)
         || (inv.is(TEST_SUBCOMMAND) && matches!(sub, "test" | "tests" | "check" | "verify" | "nextest"))
         || (inv.tool == "node" && inv.has_flag("--test"))
+        // `npm run test:unit`, `yarn run test`
+        || (inv.is(TEST_SUBCOMMAND) && sub == "run" && inv.args.iter().skip_while(|a| *a != "run").nth(1).is_some_and(|s| s.starts_with("test")))
         || inv.tool.ends_with("_test")
         || inv.tool.ends_with("_tests")
         || inv.tool.ends_with("-test")
         || inv.tool.ends_with("-tests")
 }
 
-/// One kind of passing-test record: how it reads in a rendering (line start
-/// trimmed) and the pattern `show --grep` finds it with in the raw output
-/// (after any indentation and colour codes, see `grep_pattern`).
+/// One kind of passing-test record (or of a per-test start line): how it
+/// reads in a rendering (line start trimmed) and the pattern `show --grep`
+/// finds it with in the raw output (after any indentation and colour codes,
+/// see `grep_pattern`).
 struct Pass {
     rendered: Regex,
     raw: &'static str,
+    /// A line printed as each test starts, failing ones too (`[ RUN ]`,
+    /// `=== RUN`): the failure's own lines name the test again.
+    start: bool,
 }
 
 static PASSES: Lazy<Vec<Pass>> = Lazy::new(|| {
-    let pass =
-        |rendered: &str, raw: &'static str| Pass { rendered: Regex::new(rendered).expect("valid pass"), raw };
+    let pass = |rendered: &str, raw: &'static str| Pass {
+        rendered: Regex::new(rendered).expect("valid pass"),
+        raw,
+        start: false,
+    };
+    let start = |rendered: &str, raw: &'static str| Pass { start: true, ..pass(rendered, raw) };
     vec![
         // TAP (prove -v, node --test's TAP, tap): a skip or todo is no pass
         pass(r"^ok \d+(?: |$)", r"ok \d+( |$)"),
@@ -101,7 +111,14 @@ static PASSES: Lazy<Vec<Pass>> = Lazy::new(|| {
         // googletest
         pass(r"^\[ +OK \] ", r"\[ +OK \] "),
         // ctest
-        pass(r"^(?:\d+/\d+ )?Test +#\d+: .* Passed +[\d.]+ sec$", r"Test +#[0-9]+: .* Passed +[0-9.]+ sec$"),
+        pass(
+            r"^(?:\d+/\d+ +)?Test +#\d+: .* Passed +[\d.]+ sec$",
+            r"([0-9]+/[0-9]+ +)?Test +#[0-9]+: .* Passed +[0-9.]+ sec$",
+        ),
+        // googletest, ctest and go test -v as each test starts
+        start(r"^\[ RUN +\] ", r"\[ RUN +\] "),
+        start(r"^Start +\d+: ", r"Start +[0-9]+: "),
+        start(r"^=== (?:RUN|PAUSE|CONT|NAME) ", "=== (RUN|PAUSE|CONT|NAME) "),
     ]
 });
 
@@ -125,11 +142,25 @@ pub fn reduce(body: String, src: &Source, failed: bool) -> String {
     let lines: Vec<&str> = body.lines().collect();
     let passes = if failed { drop_passes(&lines, src, &signal) } else { None };
     let mut out = passes.unwrap_or_else(|| lines.iter().map(|l| l.to_string()).collect());
-    if let Some(shorter) = drop_recaps(&out) {
+    if let Some(shorter) = drop_recaps(&out, &failure_lines(src)) {
         out = shorter;
     }
     let joined = out.join("\n") + "\n";
     if joined.len() < body.len() { joined } else { body }
+}
+
+/// The raw output's failure and diagnostic lines, trimmed: what makes a
+/// repeated run of lines a recap of failures.
+fn failure_lines<'a>(src: &Source<'a>) -> HashSet<&'a str> {
+    use crate::text::ledger::Kind;
+    let failure = |k: Kind| matches!(k, Kind::TestFailure | Kind::Diagnostic);
+    src.ledger
+        .entries
+        .iter()
+        .filter(|e| failure(e.kind))
+        .filter_map(|e| src.cleaned.get(e.line))
+        .map(|l| l.trim())
+        .collect()
 }
 
 /// The raw output's signal lines, trimmed: a rendered line holding one stays.
@@ -192,10 +223,15 @@ fn drop_passes(lines: &[&str], src: &Source, signal: &HashSet<&str>) -> Option<V
         return None;
     }
     let count = guard::count_line(src, &pattern, &[])?;
-    let what = if examples && kinds.iter().all(|k| !k) {
-        "passing examples (Trying: … ok) not shown, each ends at an `ok` line"
-    } else {
-        "passing tests not shown"
+    let passes = examples || PASSES.iter().zip(&kinds).any(|(p, k)| *k && !p.start);
+    let starts = PASSES.iter().zip(&kinds).any(|(p, k)| *k && p.start);
+    let what = match (passes, starts) {
+        _ if examples && kinds.iter().all(|k| !k) => {
+            "passing examples (Trying: … ok) not shown, each ends at an `ok` line"
+        }
+        (true, true) => "passing tests and per-test start lines not shown",
+        (false, true) => "per-test start lines not shown",
+        _ => "passing tests not shown",
     };
     let mut out: Vec<String> =
         lines.iter().zip(&dropped).filter(|(_, d)| !**d).map(|(l, _)| l.to_string()).collect();
@@ -252,9 +288,10 @@ fn grep_pattern(alternatives: &[&str], src: &Source) -> String {
 }
 
 /// The rendering with every run of `RECAP_MIN_LINES`+ lines that repeats an
-/// earlier run (indentation aside) replaced by one line naming what it
-/// repeats; `None` when nothing repeats.
-fn drop_recaps(lines: &[String]) -> Option<Vec<String>> {
+/// earlier run (indentation aside) and holds one of `failures` replaced by
+/// one line naming what it repeats; `None` when nothing repeats. (Frames
+/// or context that two failures share stay with each.)
+fn drop_recaps(lines: &[String], failures: &HashSet<&str>) -> Option<Vec<String>> {
     let trimmed: Vec<&str> = lines.iter().map(|l| l.trim()).collect();
     let mut seen: HashMap<&str, Vec<usize>> = HashMap::new();
     let mut out: Vec<String> = Vec::new();
@@ -279,7 +316,8 @@ fn drop_recaps(lines: &[String]) -> Option<Vec<String>> {
         let solid = (i..i + len)
             .filter(|&k| trimmed[k].chars().any(char::is_alphanumeric) && !is_ours(trimmed[k]))
             .count();
-        if len >= RECAP_MIN_LINES && solid >= RECAP_MIN_LINES - 1 {
+        let recap = (i..i + len).any(|k| failures.contains(trimmed[k]));
+        if len >= RECAP_MIN_LINES && solid >= RECAP_MIN_LINES - 1 && recap {
             let indent = &lines[i][..lines[i].len() - lines[i].trim_start().len()];
             let first: String = trimmed[from].chars().take(60).collect();
             out.push(format!("{indent}({len} lines repeated from above, from \"{first}\")"));
@@ -315,13 +353,20 @@ mod tests {
             "cargo nextest run",
             "node --test",
             "./build/unit_tests",
+            "npm run test:unit",
             "python -m pytest -q",
         ] {
             assert!(is_test_run(&inv(cmd)), "{cmd}");
         }
-        for cmd in
-            ["go build ./...", "cargo build", "npm install", "node server.js", "python3 app.py", "make"]
-        {
+        for cmd in [
+            "go build ./...",
+            "cargo build",
+            "npm install",
+            "npm run build",
+            "node server.js",
+            "python3 app.py",
+            "make",
+        ] {
             assert!(!is_test_run(&inv(cmd)), "{cmd}");
         }
     }
@@ -379,6 +424,34 @@ mod tests {
             "{out}"
         );
         assert!(guard::check(&out, &owned.src()).is_ok());
+    }
+
+    #[test]
+    fn googletest_start_lines_go_with_the_passes() {
+        let cases: String = (0..12)
+            .map(|i| format!("[ RUN      ] Suite.Case{i}\n[       OK ] Suite.Case{i} (0 ms)\n"))
+            .collect();
+        let raw = format!(
+            "{cases}[ RUN      ] Suite.Bad\n/src/t.cc:41: Failure\n  Which is: 13\n[  FAILED  ] Suite.Bad (0 ms)\n[  PASSED  ] 12 tests.\n[  FAILED  ] 1 test, listed below:\n"
+        );
+        let owned = Owned::new(&raw);
+        let out = reduce(raw.clone(), &owned.src(), true);
+        assert!(
+            out.starts_with("/src/t.cc:41: Failure\n  Which is: 13\n[  FAILED  ] Suite.Bad (0 ms)\n"),
+            "{out}"
+        );
+        let count = r"(25 lines: tokensieve show abc123 --grep '^\s*(\[ +OK \] |\[ RUN +\] )')";
+        assert!(out.contains(&format!("passing tests and per-test start lines not shown {count}")), "{out}");
+        assert!(guard::check(&out, &owned.src()).is_ok());
+    }
+
+    #[test]
+    fn frames_two_failures_share_are_no_recap() {
+        let frames = "    at Test.run (node:internal/test_runner/test:796:25)\n    at Suite.processPendingSubtests (node:internal/test_runner/test:526:18)\n    at Test.postRun (node:internal/test_runner/test:889:19)\n    at Test.run (node:internal/test_runner/test:835:12)\n";
+        let raw =
+            format!("✖ one (1ms)\n  AssertionError: a\n{frames}✖ two (1ms)\n  AssertionError: b\n{frames}");
+        let owned = Owned::new(&raw);
+        assert_eq!(reduce(raw.clone(), &owned.src(), true), raw);
     }
 
     #[test]
