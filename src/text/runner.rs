@@ -98,14 +98,18 @@ static PASSES: Lazy<Vec<Pass>> = Lazy::new(|| {
     vec![
         // TAP (prove -v, node --test's TAP, tap): a skip or todo is no pass
         pass(r"^ok \d+(?: |$)", r"ok \d+( |$)"),
-        // node --test spec, mocha, jest and vitest verbose, PHPUnit testdox
-        pass(r"^[✔✓√] \S", "[✔✓√] "),
+        // node --test spec, mocha, jest, vitest, bun and playwright, PHPUnit testdox
+        pass(r"^[✔✓√] +\S", "[✔✓√] "),
         // cargo-nextest
         pass(r"^PASS \[ *[\d.]+m?s\] ", r"PASS \[ *[0-9.]+m?s\] "),
-        // unittest -v, libtest, and anything printing `name ... ok`
-        pass(r"\S \.\.\. ok$", r"\S.* \.\.\. ok$"),
-        // go test -v (subtests indented)
+        // unittest -v, libtest, deno, and anything printing `name ... ok`
+        pass(r"\S \.\.\. ok(?: \(\d+m?s\))?$", r"\S.* \.\.\. ok( \([0-9]+m?s\))?$"),
+        // go test -v (subtests indented), and go test's package lines
         pass(r"^--- PASS: ", "--- PASS: "),
+        pass(r"^ok\s+\S+\s+(?:[\d.]+s|\(cached\))", r"ok\s+\S+\s+([0-9.]+s|\(cached\))"),
+        // dotnet test (normal verbosity), minitest -v
+        pass(r"^Passed \S.* \[(?:< ?)?\d+ m?s\]$", r"Passed \S.* \[(< ?)?[0-9]+ m?s\]$"),
+        pass(r"^\S+#\S+ = [\d.]+ s = \.$", r"\S+#\S+ = [0-9.]+ s = \.$"),
         // pytest -v
         pass(r"\S PASSED(?: +\[ *\d+%\])?$", r"\S.* PASSED( +\[ *[0-9]+%\])?$"),
         // googletest
@@ -394,14 +398,14 @@ mod tests {
 
     #[test]
     fn checkmarks_nextest_and_dotted_passes_go() {
-        let raw = "▶ total\n  ✔ sums 1 item (0.8ms)\n  ✔ sums 2 items (0.1ms)\n  ✖ handles cents (9.1ms)\n        PASS [   0.028s] ( 3/25) slugs::titles slug_of_alpha\ntest_x (m.T.test_x) ... ok\ntest_y (m.T.test_y) ... FAIL\n";
+        let raw = "▶ total\n  ✔ sums 1 item (0.8ms)\n  ✔ sums 2 items (0.1ms)\n  ✔ sums 3 items (0.1ms)\n  ✖ handles cents (9.1ms)\n        PASS [   0.028s] ( 3/25) slugs::titles slug_of_alpha\n        PASS [   0.030s] ( 4/25) slugs::titles slug_of_beta\ntest_x (m.T.test_x) ... ok\ntest_y (m.T.test_y) ... FAIL\n";
         let owned = Owned::new(raw);
         let out = reduce(raw.to_string(), &owned.src(), true);
         assert!(
             out.starts_with("▶ total\n  ✖ handles cents (9.1ms)\ntest_y (m.T.test_y) ... FAIL\n"),
             "{out}"
         );
-        assert!(out.contains("passing tests not shown (4 lines: "), "{out}");
+        assert!(out.contains("passing tests not shown (6 lines: "), "{out}");
         assert!(guard::check(&out, &owned.src()).is_ok(), "{out}");
     }
 
@@ -455,13 +459,31 @@ mod tests {
     }
 
     #[test]
+    fn other_runners_passes_go_too() {
+        let lines = [
+            "ok  \texample.com/shop/pkg1\t0.02s",
+            "ok  \texample.com/shop/pkg2\t(cached)",
+            "  Passed ShopTests.CartTests.AddsItem [2 ms]",
+            "CartTest#test_adds = 0.00 s = .",
+            "test cart totals ... ok (3ms)",
+            "  ✓  1 [chromium] › example.spec.ts:3:1 › has title (1.2s)",
+        ];
+        let raw =
+            lines.join("\n") + "\n--- FAIL: TestCart (0.00s)\n    cart_test.go:12: got 3, want 4\nFAIL\n";
+        let owned = Owned::new(&raw);
+        let out = reduce(raw.clone(), &owned.src(), true);
+        assert!(out.starts_with("--- FAIL: TestCart (0.00s)\n"), "{out}");
+        assert!(out.contains("passing tests not shown (6 lines: "), "{out}");
+    }
+
+    #[test]
     fn an_all_passing_run_keeps_its_passes() {
         let raw: String =
             (1..30).map(|i| format!("--- PASS: TestTake/take_{i:02} (0.00s)\n")).collect::<String>()
                 + "ok  \texample.com/ratelimit\t0.001s\n";
         let owned = Owned::new(&raw);
         assert_eq!(reduce(raw.clone(), &owned.src(), false), raw);
-        assert!(reduce(raw.clone(), &owned.src(), true).contains("passing tests not shown (29 lines: "));
+        assert!(reduce(raw.clone(), &owned.src(), true).contains("passing tests not shown (30 lines: "));
     }
 
     #[test]
