@@ -67,6 +67,8 @@ pub fn is_test_run(inv: &Invocation) -> bool {
     let sub = inv.sub();
     inv.is(RUNNERS)
         || (inv.is(TEST_SUBCOMMAND) && matches!(sub, "test" | "tests" | "check" | "verify" | "nextest"))
+        // builds that run the tests too
+        || (inv.is(&["gradle", "gradlew", "mvn", "mvnw"]) && matches!(sub, "build" | "package" | "install"))
         || (inv.tool == "node" && inv.has_flag("--test"))
         // `npm run test:unit`, `yarn run test`
         || (inv.is(TEST_SUBCOMMAND) && sub == "run" && inv.args.iter().skip_while(|a| *a != "run").nth(1).is_some_and(|s| s.starts_with("test")))
@@ -83,18 +85,24 @@ pub fn is_test_run(inv: &Invocation) -> bool {
 struct Pass {
     rendered: Regex,
     raw: &'static str,
-    /// A line printed as each test starts, failing ones too (`[ RUN ]`,
-    /// `=== RUN`): the failure's own lines name the test again.
-    start: bool,
+    /// What the line is, for the count line: a passing test, a line printed
+    /// as each test starts, failing ones too (`[ RUN ]`, `=== RUN`: the
+    /// failure's own lines name the test again), or a build step's progress.
+    what: &'static str,
 }
+
+const PASSING: &str = "passing tests";
+const STARTS: &str = "per-test start lines";
+const PROGRESS: &str = "task progress";
 
 static PASSES: Lazy<Vec<Pass>> = Lazy::new(|| {
     let pass = |rendered: &str, raw: &'static str| Pass {
         rendered: Regex::new(rendered).expect("valid pass"),
         raw,
-        start: false,
+        what: PASSING,
     };
-    let start = |rendered: &str, raw: &'static str| Pass { start: true, ..pass(rendered, raw) };
+    let start = |rendered: &str, raw: &'static str| Pass { what: STARTS, ..pass(rendered, raw) };
+    let progress = |rendered: &str, raw: &'static str| Pass { what: PROGRESS, ..pass(rendered, raw) };
     vec![
         // TAP (prove -v, node --test's TAP, tap): a skip or todo is no pass
         pass(r"^ok \d+(?: |$)", r"ok \d+( |$)"),
@@ -123,6 +131,11 @@ static PASSES: Lazy<Vec<Pass>> = Lazy::new(|| {
         start(r"^\[ RUN +\] ", r"\[ RUN +\] "),
         start(r"^Start +\d+: ", r"Start +[0-9]+: "),
         start(r"^=== (?:RUN|PAUSE|CONT|NAME) ", "=== (RUN|PAUSE|CONT|NAME) "),
+        // gradle's tasks that ran or were skipped (a failed one stays)
+        progress(
+            r"^> Task :\S+(?: UP-TO-DATE| NO-SOURCE| FROM-CACHE| SKIPPED)?$",
+            r"> Task :\S+( UP-TO-DATE| NO-SOURCE| FROM-CACHE| SKIPPED)?$",
+        ),
     ]
 });
 
@@ -227,18 +240,28 @@ fn drop_passes(lines: &[&str], src: &Source, signal: &HashSet<&str>) -> Option<V
         return None;
     }
     let count = guard::count_line(src, &pattern, &[])?;
-    let passes = examples || PASSES.iter().zip(&kinds).any(|(p, k)| *k && !p.start);
-    let starts = PASSES.iter().zip(&kinds).any(|(p, k)| *k && p.start);
-    let what = match (passes, starts) {
-        _ if examples && kinds.iter().all(|k| !k) => {
-            "passing examples (Trying: … ok) not shown, each ends at an `ok` line"
+    let mut labels: Vec<&str> = Vec::new();
+    for p in PASSES.iter().zip(&kinds).filter(|(_, k)| **k).map(|(p, _)| p) {
+        if !labels.contains(&p.what) {
+            labels.push(p.what);
         }
-        (true, true) => "passing tests and per-test start lines not shown",
-        (false, true) => "per-test start lines not shown",
-        _ => "passing tests not shown",
+    }
+    let what = if labels.is_empty() {
+        "passing examples (Trying: … ok) not shown, each ends at an `ok` line".to_string()
+    } else {
+        if examples && !labels.contains(&PASSING) {
+            labels.insert(0, PASSING);
+        }
+        format!("{} not shown", labels.join(" and "))
     };
-    let mut out: Vec<String> =
-        lines.iter().zip(&dropped).filter(|(_, d)| !**d).map(|(l, _)| l.to_string()).collect();
+    // blank lines that separated the records collapse
+    let mut out: Vec<String> = Vec::new();
+    for (l, _) in lines.iter().zip(&dropped).filter(|(_, d)| !**d) {
+        let blank = l.trim().is_empty();
+        if !(blank && out.last().is_none_or(|p: &String| p.trim().is_empty())) {
+            out.push(l.to_string());
+        }
+    }
     while out.last().is_some_and(|l| l.trim().is_empty()) {
         out.pop();
     }
@@ -474,6 +497,30 @@ mod tests {
         let out = reduce(raw.clone(), &owned.src(), true);
         assert!(out.starts_with("--- FAIL: TestCart (0.00s)\n"), "{out}");
         assert!(out.contains("passing tests not shown (6 lines: "), "{out}");
+    }
+
+    #[test]
+    fn gradle_task_progress_goes_and_blank_runs_collapse() {
+        let tasks: String = [
+            "compileJava UP-TO-DATE",
+            "processResources NO-SOURCE",
+            "classes UP-TO-DATE",
+            "compileTestJava",
+            "testClasses",
+            "test",
+        ]
+        .iter()
+        .map(|t| format!("> Task :app:{t}\n"))
+        .collect();
+        let passes: String = (0..6).map(|i| format!("\nCartTest > case{i}() PASSED\n")).collect();
+        let raw = format!(
+            "{tasks}{passes}\nCartTest > totals() FAILED\n    org.opentest4j.AssertionFailedError: expected: <10.8> but was: <10.0>\n\n8 tests completed, 1 failed\n\n> Task :app:test FAILED\n\nBUILD FAILED in 4s\n"
+        );
+        let owned = Owned::new(&raw);
+        let out = reduce(raw.clone(), &owned.src(), true);
+        assert!(out.starts_with("CartTest > totals() FAILED\n"), "{out}");
+        assert!(out.contains("> Task :app:test FAILED\n"), "{out}");
+        assert!(out.contains("passing tests and task progress not shown (12 lines: "), "{out}");
     }
 
     #[test]
