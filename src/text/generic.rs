@@ -341,12 +341,23 @@ pub(crate) fn render_item(item: &Item, src: &Source, out: &mut Vec<String>, shor
 }
 
 /// A document as the agent reads it: whole, runs of `DOC_REPEAT`+
-/// identical non-blank lines as `line (×N)`.
-fn document(lines: &[&str]) -> Vec<String> {
+/// identical non-blank lines as `line (×N)`, and each of `blocks` (the
+/// stack traces of a program's output that reads as a document) as a block
+/// does everywhere: header, user frames and exception lines, library frames
+/// counted.
+fn document(lines: &[&str], blocks: &[Block]) -> Vec<String> {
     let mut out = Vec::with_capacity(lines.len());
+    let mut next_block = blocks.iter().peekable();
     let mut i = 0;
     while i < lines.len() {
-        let n = lines[i..].iter().take_while(|l| **l == lines[i]).count();
+        if let Some(b) = next_block.next_if(|b| b.start == i) {
+            out.extend(b.render(lines));
+            i = b.end;
+            continue;
+        }
+        // a run of repeats stops where the next block starts
+        let limit = next_block.peek().map_or(lines.len(), |b| b.start);
+        let n = lines[i..limit].iter().take_while(|l| **l == lines[i]).count().max(1);
         if n >= DOC_REPEAT && !lines[i].trim().is_empty() {
             out.push(format!("{} (×{n})", lines[i]));
         } else {
@@ -377,7 +388,9 @@ pub fn render(src: &Source, settings: &Settings, asked: Asked) -> (String, Kind)
         kind::classify_asked(lines, asked)
     };
     let body = match kind {
-        Kind::Document => document(lines),
+        // what was asked for as a document (help, a file) stays whole
+        Kind::Document if asked != Asked::Output => document(lines, &[]),
+        Kind::Document => document(lines, &blocks),
         Kind::Log => {
             let items = fold(src, &blocks);
             let mut out = Vec::new();
@@ -579,6 +592,22 @@ mod tests {
         assert_eq!(generic(&doc, 500), doc);
         let repeats = "intro\n".to_string() + &"=====\n".repeat(5) + "body\n\n\nend\n";
         assert_eq!(generic(&repeats, 4000), "intro\n===== (×5)\nbody\n\n\nend\n");
+    }
+
+    #[test]
+    fn a_programs_output_read_as_a_document_counts_its_traces_library_frames() {
+        let text = "> Task :app:compileJava\n> Task :app:test\nCartTest > adds() PASSED\nCartTest > removes() PASSED\nCartTest > keeps() PASSED\nCartTest > counts() PASSED\nCartTest > totals() FAILED\n    java.lang.AssertionError: expected 3\n        at org.junit.Assert.fail(Assert.java:89)\n        at org.junit.Assert.assertEquals(Assert.java:120)\n        at shop.CartTest.totals(CartTest.java:31)\n3 tests completed, 1 failed\n";
+        let owned = crate::text::guard::Owned::new(text);
+        let (out, kind) = render(&owned.src(), &Settings::default(), Asked::Output);
+        assert_eq!(kind, Kind::Document);
+        assert!(
+            !out.contains("org.junit.Assert.fail")
+                && out.contains("at shop.CartTest.totals(CartTest.java:31)"),
+            "{out}"
+        );
+        // a file read whole keeps every line
+        let (out, _) = render(&owned.src(), &Settings::default(), Asked::File);
+        assert_eq!(out, text);
     }
 
     #[test]

@@ -67,41 +67,75 @@ pub fn is_test_run(inv: &Invocation) -> bool {
     let sub = inv.sub();
     inv.is(RUNNERS)
         || (inv.is(TEST_SUBCOMMAND) && matches!(sub, "test" | "tests" | "check" | "verify" | "nextest"))
+        // builds that run the tests too
+        || (inv.is(&["gradle", "gradlew", "mvn", "mvnw"]) && matches!(sub, "build" | "package" | "install"))
         || (inv.tool == "node" && inv.has_flag("--test"))
+        // `npm run test:unit`, `yarn run test`
+        || (inv.is(TEST_SUBCOMMAND) && sub == "run" && inv.args.iter().skip_while(|a| *a != "run").nth(1).is_some_and(|s| s.starts_with("test")))
         || inv.tool.ends_with("_test")
         || inv.tool.ends_with("_tests")
         || inv.tool.ends_with("-test")
         || inv.tool.ends_with("-tests")
 }
 
-/// One kind of passing-test record: how it reads in a rendering (line start
-/// trimmed) and the pattern `show --grep` finds it with in the raw output
-/// (after any indentation and colour codes, see `grep_pattern`).
+/// One kind of passing-test record (or of a per-test start line): how it
+/// reads in a rendering (line start trimmed) and the pattern `show --grep`
+/// finds it with in the raw output (after any indentation and colour codes,
+/// see `grep_pattern`).
 struct Pass {
     rendered: Regex,
     raw: &'static str,
+    /// What the line is, for the count line: a passing test, a line printed
+    /// as each test starts, failing ones too (`[ RUN ]`, `=== RUN`: the
+    /// failure's own lines name the test again), or a build step's progress.
+    what: &'static str,
 }
 
+const PASSING: &str = "passing tests";
+const STARTS: &str = "per-test start lines";
+const PROGRESS: &str = "task progress";
+
 static PASSES: Lazy<Vec<Pass>> = Lazy::new(|| {
-    let pass =
-        |rendered: &str, raw: &'static str| Pass { rendered: Regex::new(rendered).expect("valid pass"), raw };
+    let pass = |rendered: &str, raw: &'static str| Pass {
+        rendered: Regex::new(rendered).expect("valid pass"),
+        raw,
+        what: PASSING,
+    };
+    let start = |rendered: &str, raw: &'static str| Pass { what: STARTS, ..pass(rendered, raw) };
+    let progress = |rendered: &str, raw: &'static str| Pass { what: PROGRESS, ..pass(rendered, raw) };
     vec![
         // TAP (prove -v, node --test's TAP, tap): a skip or todo is no pass
         pass(r"^ok \d+(?: |$)", r"ok \d+( |$)"),
-        // node --test spec, mocha, jest and vitest verbose, PHPUnit testdox
-        pass(r"^[✔✓√] \S", "[✔✓√] "),
+        // node --test spec, mocha, jest, vitest, bun and playwright, PHPUnit testdox
+        pass(r"^[✔✓√] +\S", "[✔✓√] "),
         // cargo-nextest
         pass(r"^PASS \[ *[\d.]+m?s\] ", r"PASS \[ *[0-9.]+m?s\] "),
-        // unittest -v, libtest, and anything printing `name ... ok`
-        pass(r"\S \.\.\. ok$", r"\S.* \.\.\. ok$"),
-        // go test -v (subtests indented)
+        // unittest -v, libtest, deno, and anything printing `name ... ok`
+        pass(r"\S \.\.\. ok(?: \(\d+m?s\))?$", r"\S.* \.\.\. ok( \([0-9]+m?s\))?$"),
+        // go test -v (subtests indented), and go test's package lines
         pass(r"^--- PASS: ", "--- PASS: "),
+        pass(r"^ok\s+\S+\s+(?:[\d.]+s|\(cached\))", r"ok\s+\S+\s+([0-9.]+s|\(cached\))"),
+        // dotnet test (normal verbosity), minitest -v
+        pass(r"^Passed \S.* \[(?:< ?)?\d+ m?s\]$", r"Passed \S.* \[(< ?)?[0-9]+ m?s\]$"),
+        pass(r"^\S+#\S+ = [\d.]+ s = \.$", r"\S+#\S+ = [0-9.]+ s = \.$"),
         // pytest -v
         pass(r"\S PASSED(?: +\[ *\d+%\])?$", r"\S.* PASSED( +\[ *[0-9]+%\])?$"),
         // googletest
         pass(r"^\[ +OK \] ", r"\[ +OK \] "),
         // ctest
-        pass(r"^(?:\d+/\d+ )?Test +#\d+: .* Passed +[\d.]+ sec$", r"Test +#[0-9]+: .* Passed +[0-9.]+ sec$"),
+        pass(
+            r"^(?:\d+/\d+ +)?Test +#\d+: .* Passed +[\d.]+ sec$",
+            r"([0-9]+/[0-9]+ +)?Test +#[0-9]+: .* Passed +[0-9.]+ sec$",
+        ),
+        // googletest, ctest and go test -v as each test starts
+        start(r"^\[ RUN +\] ", r"\[ RUN +\] "),
+        start(r"^Start +\d+: ", r"Start +[0-9]+: "),
+        start(r"^=== (?:RUN|PAUSE|CONT|NAME) ", "=== (RUN|PAUSE|CONT|NAME) "),
+        // gradle's tasks that ran or were skipped (a failed one stays)
+        progress(
+            r"^> Task :\S+(?: UP-TO-DATE| NO-SOURCE| FROM-CACHE| SKIPPED)?$",
+            r"> Task :\S+( UP-TO-DATE| NO-SOURCE| FROM-CACHE| SKIPPED)?$",
+        ),
     ]
 });
 
@@ -125,11 +159,25 @@ pub fn reduce(body: String, src: &Source, failed: bool) -> String {
     let lines: Vec<&str> = body.lines().collect();
     let passes = if failed { drop_passes(&lines, src, &signal) } else { None };
     let mut out = passes.unwrap_or_else(|| lines.iter().map(|l| l.to_string()).collect());
-    if let Some(shorter) = drop_recaps(&out) {
+    if let Some(shorter) = drop_recaps(&out, &failure_lines(src)) {
         out = shorter;
     }
     let joined = out.join("\n") + "\n";
     if joined.len() < body.len() { joined } else { body }
+}
+
+/// The raw output's failure and diagnostic lines, trimmed: what makes a
+/// repeated run of lines a recap of failures.
+fn failure_lines<'a>(src: &Source<'a>) -> HashSet<&'a str> {
+    use crate::text::ledger::Kind;
+    let failure = |k: Kind| matches!(k, Kind::TestFailure | Kind::Diagnostic);
+    src.ledger
+        .entries
+        .iter()
+        .filter(|e| failure(e.kind))
+        .filter_map(|e| src.cleaned.get(e.line))
+        .map(|l| l.trim())
+        .collect()
 }
 
 /// The raw output's signal lines, trimmed: a rendered line holding one stays.
@@ -192,13 +240,28 @@ fn drop_passes(lines: &[&str], src: &Source, signal: &HashSet<&str>) -> Option<V
         return None;
     }
     let count = guard::count_line(src, &pattern, &[])?;
-    let what = if examples && kinds.iter().all(|k| !k) {
-        "passing examples (Trying: … ok) not shown, each ends at an `ok` line"
+    let mut labels: Vec<&str> = Vec::new();
+    for p in PASSES.iter().zip(&kinds).filter(|(_, k)| **k).map(|(p, _)| p) {
+        if !labels.contains(&p.what) {
+            labels.push(p.what);
+        }
+    }
+    let what = if labels.is_empty() {
+        "passing examples (Trying: … ok) not shown, each ends at an `ok` line".to_string()
     } else {
-        "passing tests not shown"
+        if examples && !labels.contains(&PASSING) {
+            labels.insert(0, PASSING);
+        }
+        format!("{} not shown", labels.join(" and "))
     };
-    let mut out: Vec<String> =
-        lines.iter().zip(&dropped).filter(|(_, d)| !**d).map(|(l, _)| l.to_string()).collect();
+    // blank lines that separated the records collapse
+    let mut out: Vec<String> = Vec::new();
+    for (l, _) in lines.iter().zip(&dropped).filter(|(_, d)| !**d) {
+        let blank = l.trim().is_empty();
+        if !(blank && out.last().is_none_or(|p: &String| p.trim().is_empty())) {
+            out.push(l.to_string());
+        }
+    }
     while out.last().is_some_and(|l| l.trim().is_empty()) {
         out.pop();
     }
@@ -252,9 +315,10 @@ fn grep_pattern(alternatives: &[&str], src: &Source) -> String {
 }
 
 /// The rendering with every run of `RECAP_MIN_LINES`+ lines that repeats an
-/// earlier run (indentation aside) replaced by one line naming what it
-/// repeats; `None` when nothing repeats.
-fn drop_recaps(lines: &[String]) -> Option<Vec<String>> {
+/// earlier run (indentation aside) and holds one of `failures` replaced by
+/// one line naming what it repeats; `None` when nothing repeats. (Frames
+/// or context that two failures share stay with each.)
+fn drop_recaps(lines: &[String], failures: &HashSet<&str>) -> Option<Vec<String>> {
     let trimmed: Vec<&str> = lines.iter().map(|l| l.trim()).collect();
     let mut seen: HashMap<&str, Vec<usize>> = HashMap::new();
     let mut out: Vec<String> = Vec::new();
@@ -279,7 +343,8 @@ fn drop_recaps(lines: &[String]) -> Option<Vec<String>> {
         let solid = (i..i + len)
             .filter(|&k| trimmed[k].chars().any(char::is_alphanumeric) && !is_ours(trimmed[k]))
             .count();
-        if len >= RECAP_MIN_LINES && solid >= RECAP_MIN_LINES - 1 {
+        let recap = (i..i + len).any(|k| failures.contains(trimmed[k]));
+        if len >= RECAP_MIN_LINES && solid >= RECAP_MIN_LINES - 1 && recap {
             let indent = &lines[i][..lines[i].len() - lines[i].trim_start().len()];
             let first: String = trimmed[from].chars().take(60).collect();
             out.push(format!("{indent}({len} lines repeated from above, from \"{first}\")"));
@@ -315,13 +380,20 @@ mod tests {
             "cargo nextest run",
             "node --test",
             "./build/unit_tests",
+            "npm run test:unit",
             "python -m pytest -q",
         ] {
             assert!(is_test_run(&inv(cmd)), "{cmd}");
         }
-        for cmd in
-            ["go build ./...", "cargo build", "npm install", "node server.js", "python3 app.py", "make"]
-        {
+        for cmd in [
+            "go build ./...",
+            "cargo build",
+            "npm install",
+            "npm run build",
+            "node server.js",
+            "python3 app.py",
+            "make",
+        ] {
             assert!(!is_test_run(&inv(cmd)), "{cmd}");
         }
     }
@@ -349,14 +421,14 @@ mod tests {
 
     #[test]
     fn checkmarks_nextest_and_dotted_passes_go() {
-        let raw = "▶ total\n  ✔ sums 1 item (0.8ms)\n  ✔ sums 2 items (0.1ms)\n  ✖ handles cents (9.1ms)\n        PASS [   0.028s] ( 3/25) slugs::titles slug_of_alpha\ntest_x (m.T.test_x) ... ok\ntest_y (m.T.test_y) ... FAIL\n";
+        let raw = "▶ total\n  ✔ sums 1 item (0.8ms)\n  ✔ sums 2 items (0.1ms)\n  ✔ sums 3 items (0.1ms)\n  ✖ handles cents (9.1ms)\n        PASS [   0.028s] ( 3/25) slugs::titles slug_of_alpha\n        PASS [   0.030s] ( 4/25) slugs::titles slug_of_beta\ntest_x (m.T.test_x) ... ok\ntest_y (m.T.test_y) ... FAIL\n";
         let owned = Owned::new(raw);
         let out = reduce(raw.to_string(), &owned.src(), true);
         assert!(
             out.starts_with("▶ total\n  ✖ handles cents (9.1ms)\ntest_y (m.T.test_y) ... FAIL\n"),
             "{out}"
         );
-        assert!(out.contains("passing tests not shown (4 lines: "), "{out}");
+        assert!(out.contains("passing tests not shown (6 lines: "), "{out}");
         assert!(guard::check(&out, &owned.src()).is_ok(), "{out}");
     }
 
@@ -382,13 +454,83 @@ mod tests {
     }
 
     #[test]
+    fn googletest_start_lines_go_with_the_passes() {
+        let cases: String = (0..12)
+            .map(|i| format!("[ RUN      ] Suite.Case{i}\n[       OK ] Suite.Case{i} (0 ms)\n"))
+            .collect();
+        let raw = format!(
+            "{cases}[ RUN      ] Suite.Bad\n/src/t.cc:41: Failure\n  Which is: 13\n[  FAILED  ] Suite.Bad (0 ms)\n[  PASSED  ] 12 tests.\n[  FAILED  ] 1 test, listed below:\n"
+        );
+        let owned = Owned::new(&raw);
+        let out = reduce(raw.clone(), &owned.src(), true);
+        assert!(
+            out.starts_with("/src/t.cc:41: Failure\n  Which is: 13\n[  FAILED  ] Suite.Bad (0 ms)\n"),
+            "{out}"
+        );
+        let count = r"(25 lines: tokensieve show abc123 --grep '^\s*(\[ +OK \] |\[ RUN +\] )')";
+        assert!(out.contains(&format!("passing tests and per-test start lines not shown {count}")), "{out}");
+        assert!(guard::check(&out, &owned.src()).is_ok());
+    }
+
+    #[test]
+    fn frames_two_failures_share_are_no_recap() {
+        let frames = "    at Test.run (node:internal/test_runner/test:796:25)\n    at Suite.processPendingSubtests (node:internal/test_runner/test:526:18)\n    at Test.postRun (node:internal/test_runner/test:889:19)\n    at Test.run (node:internal/test_runner/test:835:12)\n";
+        let raw =
+            format!("✖ one (1ms)\n  AssertionError: a\n{frames}✖ two (1ms)\n  AssertionError: b\n{frames}");
+        let owned = Owned::new(&raw);
+        assert_eq!(reduce(raw.clone(), &owned.src(), true), raw);
+    }
+
+    #[test]
+    fn other_runners_passes_go_too() {
+        let lines = [
+            "ok  \texample.com/shop/pkg1\t0.02s",
+            "ok  \texample.com/shop/pkg2\t(cached)",
+            "  Passed ShopTests.CartTests.AddsItem [2 ms]",
+            "CartTest#test_adds = 0.00 s = .",
+            "test cart totals ... ok (3ms)",
+            "  ✓  1 [chromium] › example.spec.ts:3:1 › has title (1.2s)",
+        ];
+        let raw =
+            lines.join("\n") + "\n--- FAIL: TestCart (0.00s)\n    cart_test.go:12: got 3, want 4\nFAIL\n";
+        let owned = Owned::new(&raw);
+        let out = reduce(raw.clone(), &owned.src(), true);
+        assert!(out.starts_with("--- FAIL: TestCart (0.00s)\n"), "{out}");
+        assert!(out.contains("passing tests not shown (6 lines: "), "{out}");
+    }
+
+    #[test]
+    fn gradle_task_progress_goes_and_blank_runs_collapse() {
+        let tasks: String = [
+            "compileJava UP-TO-DATE",
+            "processResources NO-SOURCE",
+            "classes UP-TO-DATE",
+            "compileTestJava",
+            "testClasses",
+            "test",
+        ]
+        .iter()
+        .map(|t| format!("> Task :app:{t}\n"))
+        .collect();
+        let passes: String = (0..6).map(|i| format!("\nCartTest > case{i}() PASSED\n")).collect();
+        let raw = format!(
+            "{tasks}{passes}\nCartTest > totals() FAILED\n    org.opentest4j.AssertionFailedError: expected: <10.8> but was: <10.0>\n\n8 tests completed, 1 failed\n\n> Task :app:test FAILED\n\nBUILD FAILED in 4s\n"
+        );
+        let owned = Owned::new(&raw);
+        let out = reduce(raw.clone(), &owned.src(), true);
+        assert!(out.starts_with("CartTest > totals() FAILED\n"), "{out}");
+        assert!(out.contains("> Task :app:test FAILED\n"), "{out}");
+        assert!(out.contains("passing tests and task progress not shown (12 lines: "), "{out}");
+    }
+
+    #[test]
     fn an_all_passing_run_keeps_its_passes() {
         let raw: String =
             (1..30).map(|i| format!("--- PASS: TestTake/take_{i:02} (0.00s)\n")).collect::<String>()
                 + "ok  \texample.com/ratelimit\t0.001s\n";
         let owned = Owned::new(&raw);
         assert_eq!(reduce(raw.clone(), &owned.src(), false), raw);
-        assert!(reduce(raw.clone(), &owned.src(), true).contains("passing tests not shown (29 lines: "));
+        assert!(reduce(raw.clone(), &owned.src(), true).contains("passing tests not shown (30 lines: "));
     }
 
     #[test]

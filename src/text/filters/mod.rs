@@ -17,6 +17,7 @@ mod listing;
 mod maven;
 mod python;
 mod terraform;
+mod valgrind;
 
 pub use crate::text::command::Invocation;
 use crate::text::guard::Source;
@@ -64,6 +65,7 @@ pub(crate) static FILTERS: &[&dyn Filter] = &[
     &maven::Maven,
     &docker::Docker,
     &kubectl::Kubectl,
+    &valgrind::Valgrind,
     &listing::Grep,
     &listing::Find,
     &listing::Ls,
