@@ -1,14 +1,22 @@
 //! What every text path does first, and small helpers the filters share:
 //! ANSI stripped, man-page overstrike (`N\bN`, `_\bN`) reduced to the
 //! character a terminal shows, `\r` redraws resolved to what a terminal
-//! would finally show, trailing blanks dropped; library-path and location
+//! would finally show, blank lines emptied; library-path and location
 //! recognisers.
 
-/// ANSI-free text, one line per terminal line, trailing spaces removed.
+/// ANSI-free text, one line per terminal line, lines of only blanks empty.
+/// A line with content keeps its trailing blanks: a kept line is the
+/// tool's line byte for byte (pytest's `test_x.py:24: `).
 pub fn clean(text: &str) -> String {
     let text = crate::json::scrubber::scrub(text);
     let text = overstrike(&text);
-    let lines: Vec<&str> = text.split('\n').map(|l| resolve_cr(l).trim_end()).collect();
+    let lines: Vec<&str> = text
+        .split('\n')
+        .map(|l| {
+            let l = resolve_cr(l);
+            if l.trim().is_empty() { "" } else { l }
+        })
+        .collect();
     lines.join("\n")
 }
 
@@ -118,8 +126,10 @@ mod tests {
     }
 
     #[test]
-    fn ansi_and_trailing_space_removed() {
-        assert_eq!(clean("\x1b[31merror\x1b[0m   \nok"), "error\nok");
+    fn ansi_removed_and_lines_kept_as_printed() {
+        assert_eq!(clean("\x1b[31merror\x1b[0m\nok"), "error\nok");
+        // pytest's frame location ends with a blank; a blank line is empty
+        assert_eq!(clean("test_feed.py:24: \n    \t\nok"), "test_feed.py:24: \n\nok");
     }
 
     #[test]
