@@ -186,8 +186,12 @@ pub fn render_typed(
         return (None, None);
     }
     // An excerpt (JSON lines past the capture cap) is some lines of a larger
-    // output: rendered as text, whose numbers speak of the whole.
+    // output: rendered as text, whose numbers speak of the whole. So is a
+    // command's log written as JSON lines of records: a log, its records
+    // quoted (`text::json_lines_log`).
+    let json_log = hint.is_some() && std::str::from_utf8(raw).is_ok_and(crate::text::json_lines_log);
     if settings.excerpt.is_none()
+        && !json_log
         && let Some(value) = crate::json::parse(raw)
     {
         return (Some(crate::json::render(value, raw, settings)), None);

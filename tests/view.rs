@@ -479,6 +479,23 @@ fn a_json_lines_log_shows_its_one_error_record() {
     assert_eq!(String::from_utf8(out.stdout).unwrap().trim(), (7203 - from).to_string());
 }
 
+/// The same log as a command's output (a hint: `--cmd`, a shim, `run`) is a
+/// log like any other: its error record and its last record quoted as
+/// printed, not re-rendered as table rows.
+#[test]
+fn a_commands_json_lines_log_quotes_its_records() {
+    let home = tempfile::tempdir().unwrap();
+    let log = service_log(7203, 5150);
+    let out = run(home.path(), &["--cmd", "node server.js"], &[], log.as_bytes());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    let lines: Vec<&str> = log.lines().collect();
+    assert!(text.contains(lines[5150]), "{text}");
+    assert!(text.contains(lines[7202]), "{text}");
+    assert_eq!(receipt_field(&err, "Shape").as_deref(), Some("text:generic"), "{err}");
+    assert!(text.chars().count() < 5_000, "{}", text.chars().count());
+}
+
 #[test]
 fn a_long_text_output_is_a_view_by_signal_priority() {
     let home = tempfile::tempdir().unwrap();

@@ -629,6 +629,44 @@ mod tests {
         assert!(out.len() < 3000, "{}", out.len());
     }
 
+    /// The last line a program printed before it crashed says where it was
+    /// (the row, the request): shown as printed, in the head, the middle
+    /// and the tail of a summary alike.
+    #[test]
+    fn the_line_a_trace_interrupted_is_shown() {
+        let trace = "thread 'main' panicked at src/main.rs:4:35:\nbad amount\nstack backtrace:\n   0: tally::main\n             at ./src/main.rs:17:16\n";
+        // head: a short program output, folded into few items
+        let mut text: String =
+            (1..=700).map(|i| format!("[tally] row {i:>4} ok, running total {}\n", i * 3)).collect();
+        text.push('\n');
+        text.push_str(trace);
+        let out = generic(&text, 4000);
+        assert!(out.contains("\n[tally] row  700 ok, running total 2100\n"), "{out}");
+        // middle: a trace among thousands of lines of several shapes
+        let mut text = String::new();
+        for i in 0..3000 {
+            text.push_str(&format!("{} job {i} took {} ms\n", ["fetch", "store", "index"][i % 3], i % 70));
+            if i == 1500 {
+                text.push_str(trace);
+            }
+        }
+        let out = generic(&text, 4000);
+        assert!(out.contains("L1501: fetch job 1500 took 30 ms"), "{out}");
+    }
+
+    /// A summary's last run shows its last line as printed, though the
+    /// output ends with a newline (a blank last line).
+    #[test]
+    fn a_summary_ends_where_the_output_ended() {
+        let mut text: String = ["starting", "config loaded", "pool of 4", "queue open", "first batch", "go"]
+            .iter()
+            .map(|l| format!("{l}\n"))
+            .collect();
+        text.extend((0..3000).map(|i| format!("store job {i} took {} ms\n", i % 70)));
+        let out = generic(&text, 4000);
+        assert!(out.contains("\nstore job 2999 took 59 ms\n"), "{out}");
+    }
+
     #[test]
     fn keywords_are_whole_words() {
         assert!(is_signal("ERROR: disk full"));

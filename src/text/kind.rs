@@ -105,6 +105,33 @@ fn stamped_share(lines: &[&str]) -> f64 {
     stamped as f64 / body.len().max(1) as f64
 }
 
+/// Keys a log record names its level and its time with.
+const LEVEL_KEYS: &[&str] = &["level", "lvl", "severity", "levelname", "loglevel", "log.level"];
+const TIME_KEYS: &[&str] = &["ts", "time", "timestamp", "@timestamp", "t", "datetime", "asctime", "date"];
+/// Records looked at (the first ones and the last).
+const RECORDS_SAMPLED: usize = 20;
+
+/// Whether `text` is JSON lines of log records: at least `MIN_LINES` lines,
+/// each one JSON object, the sampled ones (the first `RECORDS_SAMPLED` and
+/// the last) each with a level and a time key. Such an output is a log, not
+/// a document to outline: its records are quoted as printed (the error
+/// record verbatim, how the log ended) like any log's lines.
+pub fn json_lines_log(text: &str) -> bool {
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    if lines.len() < MIN_LINES
+        || !lines.iter().all(|l| l.trim_start().starts_with('{') && l.trim_end().ends_with('}'))
+    {
+        return false;
+    }
+    let record = |line: &str| -> bool {
+        let Ok(serde_json::Value::Object(m)) = serde_json::from_str::<serde_json::Value>(line) else {
+            return false;
+        };
+        LEVEL_KEYS.iter().any(|k| m.contains_key(*k)) && TIME_KEYS.iter().any(|k| m.contains_key(*k))
+    };
+    lines.iter().take(RECORDS_SAMPLED).chain(lines.last()).all(|l| record(l))
+}
+
 /// Decides whether `lines` (cleaned) read as a log.
 pub fn classify(lines: &[&str]) -> Kind {
     let body: Vec<&str> = lines.iter().copied().filter(|l| !l.trim().is_empty()).collect();
@@ -240,6 +267,23 @@ mod tests {
     #[test]
     fn short_outputs_are_documents() {
         assert_eq!(kind("12:00:01 INFO a\n12:00:02 INFO b\n"), Kind::Document);
+    }
+
+    /// JSON lines of records with a level and a time are a log; other JSON
+    /// lines (listings, events without a level) and a log with one non-JSON
+    /// line are not.
+    #[test]
+    fn json_lines_of_log_records() {
+        let record = |i: usize, level: &str| {
+            format!("{{\"ts\": {i}.5, \"level\": \"{level}\", \"msg\": \"quote {i}\"}}\n")
+        };
+        let log: String = (0..30).map(|i| record(i, if i == 17 { "error" } else { "info" })).collect();
+        assert!(super::json_lines_log(&log));
+        assert!(!super::json_lines_log(&log[..log.len() / 10]), "too few lines");
+        assert!(!super::json_lines_log(&format!("{log}Traceback (most recent call last):\n")));
+        let listing: String =
+            (0..30).map(|i| format!("{{\"name\": \"pod-{i}\", \"status\": \"Running\"}}\n")).collect();
+        assert!(!super::json_lines_log(&listing));
     }
 }
 

@@ -22,7 +22,9 @@
 //!   marks, ExUnit's `N) test …`, rspec's `rspec path:line`.
 //! - `level`: ERROR, FATAL, CRITICAL, SEVERE, EMERG, ALERT, PANIC as words in
 //!   capitals, `level=error`, `"level":"error"`, `[error]`/`[crit]`, glog's
-//!   `E0123`/`F0123` line starts.
+//!   `E0123`/`F0123` line starts; and the lines that tell of a crash (the
+//!   kernel's `segfault at`, a sanitizer's report, a process that died of a
+//!   signal as systemd or a shell reports it).
 //! - `http-5xx`: a 5xx status in an access log or a `status=5xx` field.
 //! - `oom`: kernel and container out-of-memory kills.
 //! - `summary`: the tool's own summary or footer lines (test, lint, build and
@@ -387,6 +389,8 @@ static STEMS: Lazy<AhoCorasick> = Lazy::new(|| {
         "sanitizer",
         "assertion",
         "segfault",
+        "dumped",
+        "code=",
         "protection fault",
         "bug:",
         "oops:",
@@ -481,6 +485,13 @@ static DETECTOR_SPECS: &[(Kind, &str)] = &[
     (
         Kind::Level,
         r"segfault at [0-9a-f]+ ip |general protection fault|Kernel panic|(?:^|\] )(?:BUG|Oops): |Call Trace:|blocked for more than \d+ seconds",
+    ),
+    // a process that died of a signal or failed, as its supervisor or shell
+    // reports it (systemd's `code=dumped, status=11/SEGV`, `Failed with
+    // result 'core-dump'`, a shell's `Segmentation fault (core dumped)`)
+    (
+        Kind::Level,
+        r"code=(?:dumped|killed), status=\d+/[A-Z]+|code=exited, status=[1-9]\d*/[A-Z]+|: Failed with result '[\w-]+'|\(core dumped\)",
     ),
     // the tool's own summary and footer lines
     (
@@ -700,6 +711,16 @@ mod tests {
                 (9, "level")
             ]
         );
+    }
+
+    #[test]
+    fn processes_that_died_of_a_signal() {
+        let text = "web01 systemd[1]: thumbd.service: Main process exited, code=dumped, status=11/SEGV\n\
+                    web01 systemd[1]: thumbd.service: Failed with result 'core-dump'.\n\
+                    web01 systemd[1]: api.service: Main process exited, code=exited, status=1/FAILURE\n\
+                    web01 systemd[1]: cron.service: Main process exited, code=exited, status=0/SUCCESS\n\
+                    ./run.sh: line 4:  812 Segmentation fault      (core dumped) ./worker\n";
+        assert_eq!(kinds(text), vec![(0, "level"), (1, "level"), (2, "test-failure"), (4, "level")]);
     }
 
     #[test]

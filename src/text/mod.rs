@@ -18,6 +18,7 @@ pub mod filters;
 mod generic;
 pub mod guard;
 mod kind;
+pub use kind::json_lines_log;
 pub mod ledger;
 #[cfg(test)]
 mod properties;
@@ -156,9 +157,12 @@ fn render_lines(
         *anchors = Some((filter.name(), summary.is_some()));
         if let Some(body) = summary {
             let body = reduce(body);
-            // dense output (hundreds of findings): families condensed, then the cap
-            let dense =
-                !filter.lossless() && text.len() > 2 * settings.text_threshold && body.len() * 2 > text.len();
+            // dense output (many findings; from 1.5× the threshold, about the
+            // 2,000 tokens past which an output must be halved): families
+            // condensed, then the cap
+            let dense = !filter.lossless()
+                && text.len() > 3 * settings.text_threshold / 2
+                && body.len() * 2 > text.len();
             let body = if dense {
                 let body = condense::condense(&body, &src).unwrap_or(body);
                 cap(body, text.len(), note, &src)

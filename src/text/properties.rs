@@ -63,7 +63,7 @@ fn words() -> impl Strategy<Value = String> {
 
 /// One self-contained signal line of some detector kind.
 fn signal_line() -> impl Strategy<Value = String> {
-    (0usize..40, word(), words(), 1u32..900, 1u32..90).prop_map(|(kind, w, ws, n, m)| match kind {
+    (0usize..41, word(), words(), 1u32..900, 1u32..90).prop_map(|(kind, w, ws, n, m)| match kind {
         0 => format!("src/{w}.c:{n}:{m}: error: {ws}"),
         1 => format!("src/{w}.cpp:{n}:{m}: warning: {ws} [-Wunused-{w}]"),
         2 => format!("error[E0{n:03}]: {ws}"),
@@ -103,6 +103,7 @@ fn signal_line() -> impl Strategy<Value = String> {
         37 => format!("E{:04} '{w}' is not of type 'integer'\n{w}.yaml:{n}:{m}", 1000 + n),
         38 => format!("2026-11-23 17:10:16.712 UTC [{n}] STATEMENT:  SELECT * FROM {w} WHERE id = {m};"),
         36 => format!("{ws} at lib/{w}.pl line {n}."),
+        39 => format!("Nov 23 08:22:{:02} web01 systemd[1]: {w}.service: Main process exited, code=dumped, status={}/SEGV", m % 60, n % 30),
         _ => format!("Traceback (most recent call last):\n  File \"/app/{w}.py\", line {n}, in run\n    {w}()\nValueError: {ws} {m}"),
     })
 }

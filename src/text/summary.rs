@@ -42,11 +42,11 @@ pub fn render(src: &Source, items: &[Item]) -> String {
     let head = items.len().min(HEAD);
     let tail = items.len().saturating_sub(TAIL).max(head);
     out.push("head:".into());
-    for item in &items[..head] {
-        render_item(item, src, &mut out, true, false);
+    for (k, item) in items[..head].iter().enumerate() {
+        render_item(item, src, &mut out, true, before_trace(src, items, k));
     }
 
-    let middle = signal_lines(src, &items[head..tail]);
+    let middle = signal_lines(src, items, head..tail);
     if !middle.is_empty() {
         out.push("signal lines between head and tail:".into());
         let mut last: Option<usize> = None;
@@ -80,23 +80,48 @@ pub fn render(src: &Source, items: &[Item]) -> String {
     }
 
     out.push("tail:".into());
+    // the output's last run (blank lines aside) shows where it ended
+    let end = items.iter().rposition(|item| !is_blank(src, item));
     for (k, item) in items[tail..].iter().enumerate() {
-        // the output's last run shows where it ended
-        render_item(item, src, &mut out, true, tail + k + 1 == items.len());
+        let last = end == Some(tail + k) || before_trace(src, items, tail + k);
+        render_item(item, src, &mut out, true, last);
     }
     let mut text = out.join("\n");
     text.push('\n');
     text
 }
 
-/// The signal lines of `middle`, each with the line it starts at (sorted).
-fn signal_lines(src: &Source, middle: &[Item]) -> Vec<(usize, Vec<String>)> {
+/// Whether the item after `items[k]` (blank lines aside) is a stack trace:
+/// then the last line of a run at `k` is the state the program crashed in
+/// (the row it was on, the last request), shown as printed.
+fn before_trace(src: &Source, items: &[Item], k: usize) -> bool {
+    items[k + 1..].iter().find(|item| !is_blank(src, item)).is_some_and(|item| matches!(item, Item::Block(_)))
+}
+
+fn is_blank(src: &Source, item: &Item) -> bool {
+    matches!(item, Item::Run(r) if src.cleaned[r.first()].trim().is_empty())
+}
+
+/// The signal lines of `items[range]` (the middle), each with the line it
+/// starts at (sorted).
+fn signal_lines(src: &Source, items: &[Item], range: std::ops::Range<usize>) -> Vec<(usize, Vec<String>)> {
     let lines = &src.cleaned;
+    let middle = &items[range.clone()];
     let mut shown: Vec<(usize, Vec<String>)> = Vec::new();
 
     // stack traces, whole; a repeat of one already shown says so
     let mut traces: HashMap<Vec<String>, usize> = HashMap::new();
-    for item in middle {
+    for (j, item) in middle.iter().enumerate() {
+        // the line a trace interrupted, when no other rule shows it
+        if matches!(item, Item::Block(_))
+            && let Some(Item::Run(r)) =
+                (range.start..range.start + j).rev().find(|&k| !is_blank(src, &items[k])).map(|k| &items[k])
+            && !r.ledger
+            && !r.keyword
+        {
+            let at = *r.members.last().expect("a run has lines");
+            shown.push((at, vec![format!("L{}: {}", src.line_no(at), cut(lines[at]))]));
+        }
         if let Item::Block(b) = item {
             let body = b.render(lines);
             if let Some(first) = traces.get(&body) {
