@@ -566,7 +566,7 @@ mod real_outputs {
             assert!(r.text.contains(e), "{e}: {}", r.text);
         }
         assert!(!r.text.contains("note: candidate: ‘std::basic_ostream"), "{}", r.text);
-        assert!(r.text.contains("notes from system headers)"), "{}", r.text);
+        assert!(r.text.contains("notes from system headers"), "{}", r.text);
     }
 
     #[test]
