@@ -14,7 +14,9 @@ import argparse, base64, json, os, random, statistics, subprocess, sys
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 out = os.path.join(root, "target", "bench", "single-line")
-binary = os.path.join(root, "target", "release", "tokensieve")
+# The static release build (scripts/static-build.sh names the target).
+triple = os.environ.get("CARGO_BUILD_TARGET", "x86_64-unknown-linux-gnu")
+binary = os.path.join(root, "target", triple, "release", "tokensieve")
 
 
 def make_inputs(mb):
@@ -76,7 +78,7 @@ def main():
     a = ap.parse_args()
     os.makedirs(out, exist_ok=True)
     if not os.path.exists(binary):
-        subprocess.run(["cargo", "build", "--release", "-q"], cwd=root, check=True)
+        subprocess.run(["bash", "-c", ". scripts/static-build.sh && cargo build --release -q"], cwd=root, check=True)
     modes = {"filter": [], "text path": ["--cmd", "cat big.log"]}
     print(f"Machine: {os.cpu_count()} cores, load {open('/proc/loadavg').read().split()[:3]}")
     print()

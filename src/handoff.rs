@@ -13,6 +13,8 @@ use crate::pipeline::{self, Excerpt, Gap, Hint, Rendered, Settings};
 use crate::store::{self, Object, Store};
 use crate::typed::{self, Format, TypedResult};
 
+mod large;
+
 /// Everything after the bytes are captured: render, settle, store, emit the
 /// output and the receipt, record the call. The one call both the shim and
 /// filter mode make. (`started` is when the call began, for the history's
@@ -89,6 +91,20 @@ pub fn deliver(
     let call = history::Call::new(hint, &receipt, harness, started.elapsed()).with_result(&result);
     after_output(call, history, home, warnings, (store_took, open_took));
     Ok(receipt)
+}
+
+/// `deliver` for bytes the caller lets go: a large JSON document is parsed
+/// without them in memory beside its tree (`large`).
+pub fn deliver_owned(
+    raw: Vec<u8>,
+    hint: Option<&Hint>,
+    settings: &Settings,
+    started: Instant,
+) -> io::Result<Receipt> {
+    match large::deliver(raw, hint, settings, started) {
+        Ok(done) => done,
+        Err(raw) => deliver(&raw, hint, settings, started),
+    }
 }
 
 /// The call's typed result: the text's, or the exit code's verdict alone
@@ -346,30 +362,36 @@ fn settle_counted(
     settings: &Settings,
     planned_id: Option<&str>,
 ) -> (Vec<u8>, Receipt) {
-    if let Some(mut r) = rendered {
-        // Our text always ends its last line: an agent that merges stderr
-        // into stdout would otherwise read the receipt glued onto it.
-        if !r.text.ends_with('\n') {
-            r.text.push('\n');
-        }
-        let compressed = auditor::count(settings.encoding, &r.text);
-        let mut receipt = Receipt {
-            original,
-            compressed,
-            shape: r.shape,
-            raw_id: planned_id.map(str::to_owned),
-            overhead: 0,
-        };
-        receipt.overhead = receipt.overhead_of(settings.receipt, settings.encoding);
-        receipt.raw_id = None;
-        // A view stands in for an output past the budget: the raw bytes
-        // would be cut by the harness, so it wins whatever their count.
-        let view = matches!(receipt.shape, Shape::View { .. });
-        if compressed + receipt.overhead < original || view {
-            return (r.text.into_bytes(), receipt);
-        }
+    rendered.and_then(|r| rendering_wins(original, r, settings, planned_id)).unwrap_or_else(|| {
+        (
+            raw.to_vec(),
+            Receipt { original, compressed: original, shape: Shape::Raw, raw_id: None, overhead: 0 },
+        )
+    })
+}
+
+/// The rendering and its receipt, when the agent should get it rather than
+/// the `original` tokens of raw bytes.
+fn rendering_wins(
+    original: usize,
+    mut r: Rendered,
+    settings: &Settings,
+    planned_id: Option<&str>,
+) -> Option<(Vec<u8>, Receipt)> {
+    // Our text always ends its last line: an agent that merges stderr
+    // into stdout would otherwise read the receipt glued onto it.
+    if !r.text.ends_with('\n') {
+        r.text.push('\n');
     }
-    (raw.to_vec(), Receipt { original, compressed: original, shape: Shape::Raw, raw_id: None, overhead: 0 })
+    let compressed = auditor::count(settings.encoding, &r.text);
+    let mut receipt =
+        Receipt { original, compressed, shape: r.shape, raw_id: planned_id.map(str::to_owned), overhead: 0 };
+    receipt.overhead = receipt.overhead_of(settings.receipt, settings.encoding);
+    receipt.raw_id = None;
+    // A view stands in for an output past the budget: the raw bytes
+    // would be cut by the harness, so it wins whatever their count.
+    let view = matches!(receipt.shape, Shape::View { .. });
+    (compressed + receipt.overhead < original || view).then(|| (r.text.into_bytes(), receipt))
 }
 
 /// Writes `out` to stdout and flushes it before the receipt goes to stderr, so

@@ -185,20 +185,23 @@ pub fn render_typed(
     if raw.is_empty() || is_binary(raw) {
         return (None, None);
     }
-    // An excerpt (JSON lines past the capture cap) is some lines of a larger
-    // output: rendered as text, whose numbers speak of the whole. So is a
-    // command's log written as JSON lines of records: a log, its records
-    // quoted (`text::json_lines_log`).
-    let json_log = hint.is_some() && std::str::from_utf8(raw).is_ok_and(crate::text::json_lines_log);
-    if settings.excerpt.is_none()
-        && !json_log
+    if json_candidate(raw, hint, settings)
         && let Some(value) = crate::json::parse(raw)
     {
-        return (Some(crate::json::render(value, raw, settings)), None);
+        return (Some(crate::json::render(value, crate::json::Source::Bytes(raw), settings)), None);
     }
     let Ok(text) = std::str::from_utf8(raw) else { return (None, None) };
     let (rendered, result) = crate::text::render_typed(text, hint, settings);
     (view_if_over_budget(text, rendered, hint, settings), result)
+}
+
+/// Whether `raw` takes the JSON path when it parses. An excerpt (JSON lines
+/// past the capture cap) is some lines of a larger output: rendered as
+/// text, whose numbers speak of the whole. So is a command's log written as
+/// JSON lines of records: a log, its records quoted (`text::json_lines_log`).
+pub fn json_candidate(raw: &[u8], hint: Option<&Hint>, settings: &Settings) -> bool {
+    settings.excerpt.is_none()
+        && !(hint.is_some() && std::str::from_utf8(raw).is_ok_and(crate::text::json_lines_log))
 }
 
 /// Past the budget, a view instead of the rendering (or of the text that
@@ -243,15 +246,18 @@ pub fn render_guarded_typed(
     hint: Option<&Hint>,
     settings: &Settings,
 ) -> (Option<Rendered>, Option<TypedResult>) {
+    guarded(|| render_typed(raw, hint, settings)).unwrap_or((None, None))
+}
+
+/// Runs a stage of the pipeline with a panic turned into `None` and one
+/// stderr line (the caller then delivers the raw bytes).
+pub fn guarded<T>(stage: impl FnOnce() -> T) -> Option<T> {
     let prev = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
-    let out = std::panic::catch_unwind(|| render_typed(raw, hint, settings));
+    let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(stage));
     std::panic::set_hook(prev);
-    match out {
-        Ok(r) => r,
-        Err(_) => {
-            eprintln!("tokensieve: internal error while compressing; raw output delivered");
-            (None, None)
-        }
+    if out.is_err() {
+        eprintln!("tokensieve: internal error while compressing; raw output delivered");
     }
+    out.ok()
 }

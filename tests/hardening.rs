@@ -326,7 +326,15 @@ fn when_the_raw_cannot_be_stored_the_agent_gets_the_raw_bytes() {
         .collect();
     let log_file = t.path().join("log.txt");
     fs::write(&log_file, &log).unwrap();
-    for (input, cmd) in [(fixture(VPCS), "aws ec2 describe-vpcs"), (log_file, "myserver logs")] {
+    // A large one-line document is stored before it is parsed: the same
+    // fallback when that fails.
+    let large_file = t.path().join("large.json");
+    fs::write(&large_file, large_minified("")).unwrap();
+    for (input, cmd) in [
+        (fixture(VPCS), "aws ec2 describe-vpcs"),
+        (log_file, "myserver logs"),
+        (large_file, "aws ec2 describe-instance-types"),
+    ] {
         let raw = fs::read(&input).unwrap();
         for (how, home, prefix) in failing_homes(t.path(), &raw) {
             let script = format!(
@@ -443,4 +451,77 @@ fn a_key_the_json_library_reads_as_a_number_is_not_rewritten() {
     assert_eq!(out.stdout, doc, "{}", String::from_utf8_lossy(&out.stdout));
     let decoded = run(&["decode"], b"a.\"$serde_json::private::Number\"=12\n");
     assert!(assert_one_line_error(&decoded, "decode").contains("reserved"));
+}
+
+/// One line of minified JSON over 1 MiB, the size from which filter mode
+/// parses a document from its stored copy while the raw bytes are let go
+/// (`handoff/large.rs`): records with a constant column, an inner array of
+/// records, numbers written with `E`, and `extra` at the end of the last
+/// record.
+fn large_minified(extra: &str) -> Vec<u8> {
+    let records: Vec<String> = (0..9000)
+        .map(|i| {
+            let more = if i == 8999 { extra } else { "" };
+            format!(
+                r#"{{"InstanceType":"m{i}.large","Family":"general","VCpus":{},"ValidCores":[1,2,3,4],"Price":{}E+2,"Cards":[{{"Index":0,"Max":{i}}}]{more}}}"#,
+                i % 64,
+                i % 97
+            )
+        })
+        .collect();
+    let doc = format!("{{\"InstanceTypes\":[{}]}}\n", records.join(","));
+    assert!(doc.len() > 1 << 20 && doc.trim_end().lines().count() == 1);
+    doc.into_bytes()
+}
+
+/// `text` with the object names of `from` (its id and its path under the
+/// store) written as those of `to`.
+fn renamed(text: &[u8], from: &[u8], to: &[u8]) -> String {
+    let (from, to) = (tokensieve::store::hash_hex(from), tokensieve::store::hash_hex(to));
+    String::from_utf8_lossy(text)
+        .replace(&format!("{}/{}", &from[..2], &from[2..]), &format!("{}/{}", &to[..2], &to[2..]))
+        .replace(&from[..12], &to[..12])
+}
+
+#[test]
+fn a_large_minified_document_parsed_from_its_stored_copy_renders_as_from_memory() {
+    let t = tempfile::tempdir().unwrap();
+    let home = t.path().join("home");
+    let doc = large_minified("");
+    // A byte-order mark keeps the same document on the in-memory path (the
+    // stored copy must be the text the parser reads, scrubbed of nothing).
+    let marked = [&b"\xef\xbb\xbf"[..], &doc].concat();
+    for budget in ["25000", "off"] {
+        let large = filter_bytes(&home, &doc, &[("TOKENSIEVE_BUDGET", budget)]);
+        let in_memory = filter_bytes(&home, &marked, &[("TOKENSIEVE_BUDGET", budget)]);
+        let err = String::from_utf8_lossy(&large.stderr);
+        assert_eq!(large.status.code(), Some(0), "{err}");
+        assert!(err.contains("Shape: Outline"), "budget {budget}: {err}");
+        assert_eq!(
+            String::from_utf8_lossy(&large.stdout),
+            renamed(&in_memory.stdout, &marked, &doc),
+            "{budget}"
+        );
+        // Numbers as the tool wrote them, and the raw bytes kept whole.
+        assert!(String::from_utf8_lossy(&large.stdout).contains("E+2"));
+        assert_eq!(show(&home, &receipt_raw_id(&large.stderr).unwrap()).stdout, doc);
+        let tokens = tokensieve::auditor::count_bytes(tokensieve::auditor::Encoding::Cl100k, &doc);
+        assert_eq!(common::receipt_original(&large.stderr), Some(tokens));
+    }
+}
+
+#[test]
+fn a_large_document_with_a_repeated_key_is_not_rewritten() {
+    let t = tempfile::tempdir().unwrap();
+    let home = t.path().join("home");
+    let doc = large_minified(r#","Family":"again""#);
+    let out = filter_bytes(&home, &doc, &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(!err.contains("Outline") && !out.stdout.starts_with(b"InstanceTypes["), "{err}");
+    if let Some(id) = receipt_raw_id(&out.stderr) {
+        assert_eq!(show(&home, &id).stdout, doc);
+    } else {
+        assert_eq!(out.stdout, doc);
+    }
 }

@@ -76,6 +76,33 @@ pub fn columns<'a>(records: impl IntoIterator<Item = &'a Value>) -> Vec<Vec<Seg>
     cols.segs()
 }
 
+/// How many cells of `records` (objects; other elements are skipped) are
+/// in columns that hold more than one value. A table, a section or a line
+/// writes each such cell in at least one char (constant columns may go to
+/// a header once; the sieve leaves no empty value), so this is a floor on
+/// the length of any Outline of the records, found without building rows.
+pub fn varying_cells<'a>(records: impl IntoIterator<Item = &'a Value>) -> usize {
+    let mut cols = Columns::default();
+    // Per column: its first value, how many cells, whether they differ.
+    let mut seen: Vec<(&Value, usize, bool)> = Vec::new();
+    let mut prefix = Vec::new();
+    for map in records.into_iter().filter_map(Value::as_object) {
+        let mut last = None;
+        walk(map, &mut prefix, &mut |path, v| {
+            let c = cols.find(path, last.map_or(0, |c| c + 1));
+            last = Some(c);
+            match seen.get_mut(c) {
+                Some((first, n, differ)) => {
+                    *n += 1;
+                    *differ |= *first != v;
+                }
+                None => seen.push((v, 1, false)),
+            }
+        });
+    }
+    seen.iter().filter(|(_, _, differ)| *differ).map(|(_, n, _)| n).sum()
+}
+
 /// Column paths in first-seen order. Paths are borrowed key lists while
 /// flattening; records of one array nearly always repeat the previous
 /// record's columns in order, so each leaf first tries the column after
@@ -143,6 +170,15 @@ mod tests {
         assert_eq!(names.len(), 4);
         assert_eq!(t.rows[1][0], None);
         assert!((t.fill() - 0.5).abs() < 1e-9);
+    }
+
+    #[test]
+    fn varying_cells_leave_out_constant_columns() {
+        let v =
+            json!([{"a": 1, "b": {"c": "x"}, "d": [1]}, {"a": 2, "b": {"c": "x"}}, {"a": 3, "d": [2]}, 5]);
+        // `a`: 3 cells that differ; `b.c` constant; `d`: 2 that differ.
+        assert_eq!(varying_cells(v.as_array().unwrap()), 5);
+        assert_eq!(varying_cells(json!([{"a": 1}, {"a": 1}]).as_array().unwrap()), 0);
     }
 
     #[test]

@@ -31,9 +31,55 @@ pub fn compress(value: Value, settings: &Settings) -> Rendered {
     router::route(&reduce(value, settings), settings.encoding)
 }
 
+/// The text a document was parsed from, where `render` can read it again:
+/// in memory, or a file holding the same bytes (a large input whose bytes
+/// were let go while its tree was built, `crate::handoff`).
+#[derive(Clone, Copy)]
+pub enum Source<'a> {
+    Bytes(&'a [u8]),
+    File {
+        path: &'a std::path::Path,
+        len: usize,
+        /// Its first bytes (up to `HEAD`).
+        head: &'a [u8],
+    },
+}
+
+impl Source<'_> {
+    /// How many of its first bytes a `Source::File` keeps.
+    pub const HEAD: usize = 256;
+
+    pub fn len(&self) -> usize {
+        match self {
+            Source::Bytes(raw) => raw.len(),
+            Source::File { len, .. } => *len,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Its first `HEAD` bytes (or all of it).
+    fn head(&self) -> &[u8] {
+        match self {
+            Source::Bytes(raw) => &raw[..raw.len().min(Self::HEAD)],
+            Source::File { head, .. } => head,
+        }
+    }
+
+    /// The document parsed again (`None`: not JSON, or the file is gone).
+    pub fn parse(&self) -> Option<Value> {
+        match self {
+            Source::Bytes(raw) => parse(raw),
+            Source::File { path, .. } => std::fs::read(path).ok().and_then(|raw| parse(&raw)),
+        }
+    }
+}
+
 /// `compress`, or above the budget a view of the document (`crate::view`).
 /// `raw`: the input (no view is needed when it fits the budget itself).
-pub fn render(value: Value, raw: &[u8], settings: &Settings) -> Rendered {
+pub fn render(value: Value, raw: Source, settings: &Settings) -> Rendered {
     // The view counts the document as the tool wrote it: measure it now,
     // before the sieve and deduper consume it.
     let started = std::time::Instant::now();
@@ -69,8 +115,8 @@ pub fn render(value: Value, raw: &[u8], settings: &Settings) -> Rendered {
 
 /// Whether `parse` made `doc` from several documents (JSON lines): jq then
 /// needs `--slurp` to see them as one array.
-fn slurped(raw: &[u8], doc: &Value) -> bool {
-    let start = String::from_utf8_lossy(&raw[..raw.len().min(256)]).into_owned();
+fn slurped(raw: Source, doc: &Value) -> bool {
+    let start = String::from_utf8_lossy(raw.head()).into_owned();
     doc.is_array() && scrubber::scrub(&start).trim_start().starts_with('{')
 }
 

@@ -72,6 +72,10 @@ pub fn encode_counted(value: &Value, tuning: Tuning) -> (String, bool) {
     Writer::new(tuning, &[]).document(value)
 }
 
+/// Arrays shorter than this are written without first checking that they
+/// can fit the cap (`Writer::hopeless`).
+const HOPELESS_MIN_ITEMS: usize = 64;
+
 struct Writer<'w> {
     out: String,
     /// The section the next relative line belongs to.
@@ -118,6 +122,19 @@ impl<'w> Writer<'w> {
             self.stopped = true;
         } else {
             self.check_at = self.out.len() + (cap - chars);
+        }
+        self.stopped
+    }
+
+    /// With a cap: whether the records in `items` cannot fit in what is
+    /// left of it, however they are written (`flatten::varying_cells`);
+    /// then writing stops, before a table of a large array is built only
+    /// to be thrown away (memory: the rows of 2,000 records of 77 columns
+    /// are 1.4 MB).
+    fn hopeless(&mut self, items: &[Value]) -> bool {
+        let Some(cap) = self.cap.filter(|_| items.len() >= HOPELESS_MIN_ITEMS) else { return false };
+        if crate::budget::chars(&self.out) + flatten::varying_cells(items) > cap {
+            self.stopped = true;
         }
         self.stopped
     }
@@ -200,6 +217,9 @@ impl<'w> Writer<'w> {
                     }
                 }
                 Value::Array(items) if needs_own_place(items) => {
+                    if self.hopeless(items) {
+                        return;
+                    }
                     if let Some(mut table) = self.tabular(items) {
                         if !self.wide.is_empty() {
                             let abs: Vec<Seg> = self.section.iter().chain(rel.iter()).cloned().collect();
@@ -223,6 +243,9 @@ impl<'w> Writer<'w> {
     /// An array that is not written inline: as a table when it is one,
     /// otherwise element by element.
     fn array(&mut self, items: &[Value], abs: &[Seg]) {
+        if self.hopeless(items) {
+            return;
+        }
         if let Some(mut table) = self.tabular(items) {
             self.widen(&mut table, abs);
             let (parent, last) = abs.split_at(abs.len().saturating_sub(1));
@@ -694,6 +717,38 @@ mod tests {
         assert_eq!(crate::json::decode::decode(&text).unwrap(), doc);
         // Elsewhere nothing changes.
         assert_eq!(encode_wide(&json!({"X": [{"a": 1}, {"a": 2}]}), DEFAULT, &wide), "X[2]{a}:\n1\n2\n");
+    }
+
+    #[test]
+    fn a_capped_rendering_is_the_whole_one_or_none_whatever_stops_it() {
+        // Arrays long enough to be checked against the cap before their
+        // table is built: records with constant columns (hoisted), records
+        // holding records (nested tables), sparse ones (sections), scalars.
+        let n = HOPELESS_MIN_ITEMS as u64 + 6;
+        let flat: Vec<Value> = (0..n)
+            .map(|i| json!({"id": format!("i-{i}"), "kind": "t3", "cores": [1, 2], "n": i % 3}))
+            .collect();
+        let holding: Vec<Value> = (0..n)
+            .map(|i| json!({"r": i, "owner": "42", "xs": [{"id": i, "t": "a"}, {"id": i + 1, "t": "b"}]}))
+            .collect();
+        let sparse: Vec<Value> =
+            (0..n).map(|i| json!({format!("k{i}"): i, "z": {"deep": {"er": i}}})).collect();
+        let docs = [
+            json!({"Items": flat, "Next": "tok"}),
+            json!({"Reservations": holding}),
+            json!(sparse),
+            json!({"meta": {"a": 1}, "list": (0..n).collect::<Vec<_>>()}),
+        ];
+        for doc in &docs {
+            for tuning in [DEFAULT, NESTED] {
+                let whole = encode(doc, tuning);
+                let len = crate::budget::chars(&whole);
+                for cap in [0, 1, 10, len / 4, len / 2, len - 1, len, len + 1, 10 * len] {
+                    let expected = (len <= cap).then(|| whole.clone());
+                    assert_eq!(encode_within(doc, tuning, cap), expected, "cap {cap} of {len}: {whole}");
+                }
+            }
+        }
     }
 
     #[test]

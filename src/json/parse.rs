@@ -2,6 +2,7 @@
 //! concatenated documents (kubectl, docker `--format json`) as an array.
 //! Anything else is "not JSON" and the caller falls through to text handling.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 use serde_json::{Deserializer, Value};
@@ -14,22 +15,65 @@ use super::scrubber::scrub;
 pub fn parse(raw: &[u8]) -> Option<Value> {
     let text = std::str::from_utf8(raw).ok()?;
     let text = scrub(text);
-    let trimmed = text.trim_start();
-    if !(trimmed.starts_with('{') || trimmed.starts_with('[')) {
+    if !opens_container(&text) {
         return None;
     }
-    let mut values = Vec::new();
-    for item in Deserializer::from_str(&text).into_iter::<Tight>() {
-        values.push(item.ok()?.0);
-    }
+    let values = read_values(Deserializer::from_str(&text))?;
+    finish(values, &check(text.as_bytes()))
+}
+
+/// Whether `raw` is text the parser reads exactly as it is (UTF-8, nothing
+/// for the scrubber to remove) and could be JSON: such bytes can be parsed
+/// from a copy on disk (`parse_reader`) once `check` has read them.
+pub fn readable_as_is(raw: &[u8]) -> bool {
+    let Ok(text) = std::str::from_utf8(raw) else { return false };
+    matches!(scrub(text), Cow::Borrowed(t) if t.len() == text.len()) && opens_container(text)
+}
+
+/// The documents of bytes `readable_as_is` accepted, read from `reader` (a
+/// copy of them); `finish` with what `check` found in the bytes makes them
+/// what `parse` gives.
+pub fn documents_from(reader: impl std::io::Read) -> Option<Vec<Value>> {
+    read_values(Deserializer::from_reader(std::io::BufReader::new(reader)))
+}
+
+fn opens_container(text: &str) -> bool {
+    let trimmed = text.trim_start();
+    trimmed.starts_with('{') || trimmed.starts_with('[')
+}
+
+/// Every document of the input (one, or NDJSON / concatenated ones).
+fn read_values<'de, R: serde_json::de::Read<'de>>(de: Deserializer<R>) -> Option<Vec<Value>> {
+    de.into_iter::<Tight>().map(|item| item.ok().map(|t| t.0)).collect()
+}
+
+/// What the documents' text says that their tree does not: a repeated key,
+/// the reserved key, numbers serde_json writes its own way.
+pub struct Checked {
+    scan: Scan,
+    /// Every number literal in document order, when some must be restored.
+    numbers: Option<Vec<String>>,
+}
+
+/// Reads `json` (valid JSON text, or `finish` refuses the parse anyway) for
+/// what `finish` needs.
+pub fn check(json: &[u8]) -> Checked {
+    let scan = scan(json);
+    let numbers = scan.rewritten_number.then(|| {
+        number_literals(json).into_iter().map(|l| String::from_utf8_lossy(l).into_owned()).collect()
+    });
+    Checked { scan, numbers }
+}
+
+/// The parsed documents as one value, unless their text repeats a key.
+pub fn finish(mut values: Vec<Value>, checked: &Checked) -> Option<Value> {
     // A parser keeps one of two equal keys and silently loses the other:
     // such input is not ours to rewrite.
-    let scan = scan(text.as_bytes());
-    if scan.duplicate_key || scan.reserved_key {
+    if checked.scan.duplicate_key || checked.scan.reserved_key {
         return None;
     }
-    if scan.rewritten_number {
-        restore_numbers(&mut values, text.as_bytes());
+    if let Some(numbers) = &checked.numbers {
+        restore_numbers(&mut values, numbers);
     }
     match values.len() {
         0 => None,
@@ -135,7 +179,8 @@ pub fn value_exact(text: &str) -> anyhow::Result<Value> {
         anyhow::bail!("the key {RESERVED_KEY:?} is reserved by the JSON library");
     }
     if scan.rewritten_number {
-        restore_numbers(std::slice::from_mut(&mut v), text.as_bytes());
+        let numbers = number_literals(text.as_bytes());
+        restore_numbers(std::slice::from_mut(&mut v), &numbers);
     }
     Ok(v)
 }
@@ -217,10 +262,8 @@ fn is_reserved(key: &[u8]) -> bool {
     serde_json::from_slice::<String>(&quoted).is_ok_and(|k| k == RESERVED_KEY)
 }
 
-/// Puts every number of `values` back as `json` (their source, valid JSON)
-/// wrote it. Numbers come in document order on both sides: objects keep
-/// their keys in order (`preserve_order`) and hold no repeated key here.
-fn restore_numbers(values: &mut [Value], json: &[u8]) {
+/// Every number literal of `json` (valid JSON) in document order.
+fn number_literals(json: &[u8]) -> Vec<&[u8]> {
     let mut literals = Vec::new();
     let mut i = 0;
     while i < json.len() {
@@ -236,13 +279,21 @@ fn restore_numbers(values: &mut [Value], json: &[u8]) {
             _ => i += 1,
         }
     }
-    let mut next = literals.into_iter();
+    literals
+}
+
+/// Puts every number of `values` back as `literals` (from
+/// `number_literals` of their source) wrote it. Numbers come in document
+/// order on both sides: objects keep their keys in order (`preserve_order`)
+/// and hold no repeated key here.
+fn restore_numbers<L: AsRef<[u8]>>(values: &mut [Value], literals: &[L]) {
+    let mut next = literals.iter();
     // Depth-first in document order, without recursion.
     let mut stack: Vec<&mut Value> = values.iter_mut().rev().collect();
     while let Some(v) = stack.pop() {
         match v {
             Value::Number(n) => {
-                if let Some(lit) = next.next().and_then(|l| std::str::from_utf8(l).ok())
+                if let Some(lit) = next.next().and_then(|l| std::str::from_utf8(l.as_ref()).ok())
                     && let Some(exact) = super::literal::exact_number(lit)
                 {
                     *n = exact;

@@ -231,7 +231,7 @@ pub fn prepare(doc: &Value, slurped: bool, settings: &Settings) -> Prep {
 /// document) with each cut array down to the rows that fit. `raw` is read
 /// again only when the sieve removed elements of a cut array (row numbers
 /// must be the raw document's).
-pub fn json(prep: Prep, reduced: &Value, raw: &[u8], settings: &Settings) -> Rendered {
+pub fn json(prep: Prep, reduced: &Value, raw: crate::json::Source, settings: &Settings) -> Rendered {
     let budget = settings.budget.unwrap_or(budget::DEFAULT);
     let Prep { head, cuts: found, slurped, .. } = prep;
     let jq = |filter: &str| -> Option<String> {
@@ -241,7 +241,7 @@ pub fn json(prep: Prep, reduced: &Value, raw: &[u8], settings: &Settings) -> Ren
     let same_rows = found
         .iter()
         .all(|c| at(reduced, &c.path).and_then(Value::as_array).is_some_and(|a| a.len() == c.len));
-    let original = if same_rows { None } else { crate::json::parse(raw) };
+    let original = if same_rows { None } else { raw.parse() };
     // Each cut table's header names every column of its array, not only
     // those of the rows shown (columns as the reduced document has them).
     let wide: Vec<outline::Wide> = found
@@ -447,7 +447,12 @@ mod tests {
             .collect();
         let doc = json!({"Items": items});
         let settings = Settings { budget: Some(3000), raw_id: Some("abc123".into()), ..Settings::default() };
-        let r = json(prepare(&doc, false, &settings), &reduce(doc.clone(), &settings), b"{}", &settings);
+        let r = json(
+            prepare(&doc, false, &settings),
+            &reduce(doc.clone(), &settings),
+            crate::json::Source::Bytes(b"{}"),
+            &settings,
+        );
         assert!(budget::chars(&r.text) <= 3000, "{}", r.text.len());
         assert!(r.text.contains("item-321"), "{}", r.text);
         assert!(r.text.contains(".Items[].level string 500 distinct=2 top=[[\"info\",499],[\"error\",1]]"));

@@ -1,0 +1,148 @@
+//! A large JSON input, delivered without its bytes and its parsed tree in
+//! memory side by side. A tree of minified JSON takes ~7.5 times the bytes
+//! (docs/performance.md, "Single-line inputs"), so the bytes themselves
+//! would add another 1x at the peak, which comes at the end of the parse.
+//! Here the raw bytes are stored first; a side thread takes them, counts
+//! them, reads what the tree does not keep (repeated keys, numbers as
+//! written, the first bytes, the harness's cut) and lets them go, while
+//! the document is parsed from the stored copy. Anything unusual (not
+//! JSON after all, a panic, raw bytes that beat the rendering) reads the
+//! bytes back and takes the ordinary path.
+
+use std::io;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use super::{Receipt, after_output, emit, formatted, rendering_wins, typed_result, with_plan};
+use crate::auditor::{self, Encoding};
+use crate::history;
+use crate::json::{self, Source, parse::Checked};
+use crate::pipeline::{self, Hint, Settings};
+use crate::store::{self, Store};
+
+/// Inputs from this size on take this path: below it the tree is small
+/// whatever its ratio, and parsing from memory is faster.
+pub const LARGE: usize = 1 << 20;
+
+/// What the side thread learnt from the raw bytes before letting them go.
+struct Read {
+    original: usize,
+    harness: usize,
+    checked: Checked,
+    head: Vec<u8>,
+    history: anyhow::Result<rusqlite::Connection>,
+    open_took: Duration,
+}
+
+fn read(
+    raw: Vec<u8>,
+    enc: Encoding,
+    budget: Option<usize>,
+    home: &std::path::Path,
+    released: mpsc::Sender<()>,
+) -> Read {
+    let original = auditor::count_bytes(enc, &raw);
+    let harness = crate::budget::harness_tokens(enc, &raw, original, budget);
+    let checked = json::parse::check(&raw);
+    let head = raw[..raw.len().min(Source::HEAD)].to_vec();
+    drop(raw);
+    let _ = released.send(());
+    let opened = Instant::now();
+    Read { original, harness, checked, head, history: history::open(home), open_took: opened.elapsed() }
+}
+
+/// `super::deliver` for `raw`, or `Err(raw)` (read back from the store when
+/// it was let go) for the ordinary path: not large, not JSON as it is, no
+/// store to hold it, or one of the unusual cases above.
+pub(super) fn deliver(
+    raw: Vec<u8>,
+    hint: Option<&Hint>,
+    settings: &Settings,
+    started: Instant,
+) -> Result<io::Result<Receipt>, Vec<u8>> {
+    if raw.len() < LARGE
+        || !json::parse::readable_as_is(&raw)
+        || !pipeline::json_candidate(&raw, hint, settings)
+    {
+        return Err(raw);
+    }
+    let raw_store = Store::new(store::home(), crate::config::get().store_max_bytes());
+    let store_started = Instant::now();
+    let Some(obj) = raw_store.plan(&raw) else { return Err(raw) };
+    // A store that fails: the ordinary path says why and delivers the bytes.
+    if raw_store.put(&raw, &obj).is_err() {
+        return Err(raw);
+    }
+    let store_took = store_started.elapsed();
+    let local = with_plan(settings, Some(&obj));
+    let settings = &*local;
+    let home = raw_store.home();
+    let len = raw.len();
+    let reread = || std::fs::read(&obj.path);
+
+    let (released, gate) = mpsc::channel();
+    let (documents, side) = std::thread::scope(|s| {
+        let side = s.spawn(move || read(raw, settings.encoding, settings.budget, home, released));
+        let documents = pipeline::guarded(|| {
+            let file = std::fs::File::open(&obj.path).ok()?;
+            json::parse::documents_from(Gated {
+                inner: file,
+                read: 0,
+                wait_at: len / 4 * 3,
+                gate: Some(gate),
+            })
+        });
+        let side = side.join().ok();
+        (documents.flatten(), side)
+    });
+    let (Some(documents), Some(side)) = (documents, side) else { return ordinary(reread()) };
+    let rendered = json::parse::finish(documents, &side.checked).and_then(|value| {
+        let source = Source::File { path: &obj.path, len, head: &side.head };
+        pipeline::guarded(|| json::render(value, source, settings))
+    });
+    let Some((out, mut receipt)) =
+        rendered.and_then(|r| rendering_wins(side.original, r, settings, Some(&obj.id)))
+    else {
+        return ordinary(reread());
+    };
+    receipt.raw_id = Some(obj.id.clone());
+    receipt.overhead = receipt.overhead_of(settings.receipt, settings.encoding);
+    let result = typed_result(None, hint, &receipt);
+    Ok(emit(&formatted(out, &result, settings), receipt.line(settings.receipt).as_deref()).map(|()| {
+        let call = history::Call::new(hint, &receipt, side.harness, started.elapsed()).with_result(&result);
+        after_output(call, side.history, home, Vec::new(), (store_took, side.open_took));
+        receipt
+    }))
+}
+
+/// The stored copy as the parser reads it: past `wait_at` bytes it waits
+/// until the side thread has let the raw bytes go, so that they and the
+/// whole tree are never in memory together, however the threads run.
+struct Gated<R> {
+    inner: R,
+    read: usize,
+    wait_at: usize,
+    /// A message (or the side thread's end) when the raw bytes are gone.
+    gate: Option<mpsc::Receiver<()>>,
+}
+
+impl<R: io::Read> io::Read for Gated<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.read >= self.wait_at
+            && let Some(gate) = self.gate.take()
+        {
+            let _ = gate.recv();
+        }
+        let n = self.inner.read(buf)?;
+        self.read += n;
+        Ok(n)
+    }
+}
+
+/// The bytes read back, for the ordinary path (or the error that lost them).
+fn ordinary(raw: io::Result<Vec<u8>>) -> Result<io::Result<Receipt>, Vec<u8>> {
+    match raw {
+        Ok(raw) => Err(raw),
+        Err(e) => Ok(Err(e)),
+    }
+}
