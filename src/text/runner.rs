@@ -536,6 +536,18 @@ mod tests {
     }
 
     #[test]
+    fn a_long_rendering_of_repeats_is_searched_in_linear_time() {
+        // 15,000 closing braces and 600 repeated failure blocks: every line
+        // has thousands of earlier places; only the last few are tried
+        let block = "not ok 1 - failing\n  ---\n  message: boom\n  at: t/x.t line 9\n  ...\n";
+        let raw = block.repeat(600) + &"}\n".repeat(15_000);
+        let owned = Owned::new(&raw);
+        let out = reduce(raw.clone(), &owned.src(), true);
+        assert_eq!(out.lines().filter(|l| l.starts_with("not ok")).count(), 1);
+        assert!(out.contains("(5 lines repeated from above, from \"not ok 1 - failing\")"));
+    }
+
+    #[test]
     fn nothing_goes_without_a_stored_raw() {
         let raw = "ok 1 - a\nok 2 - b\nok 3 - c\nnot ok 4 - d\n";
         let owned = Owned::new(raw);
