@@ -131,3 +131,33 @@ fn a_man_page_passes_whole_without_overstrike() {
     assert_eq!(text, cleaned);
     assert!(receipt(&out.stderr).unwrap().contains("text:document"));
 }
+
+#[test]
+fn a_failed_test_runs_passes_are_counted_by_a_command_that_prints_them() {
+    // prove -v, which no filter claims: the generic rendering, then the
+    // test-run rule drops the TAP `ok` lines of the failed run
+    let raw = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/text/local/tests/prove-tap-failures.txt"),
+    )
+    .unwrap();
+    let raw = String::from_utf8(raw).unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let out = filter("prove -v t/", 1, raw.as_bytes(), home.path(), false);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("not ok 3 - folds accents") && !text.contains("ok 13 - sort numbers"), "{text}");
+    let counts = count_lines(&text);
+    assert_eq!(counts.len(), 1, "{text}");
+    let (n, id, pattern) = &counts[0];
+    assert!(text.contains(&format!("passing tests not shown ({n} lines: tokensieve show {id}")), "{text}");
+    let shown = Command::new(BIN)
+        .args(["show", id, "--grep", pattern])
+        .env("TOKENSIEVE_HOME", home.path())
+        .output()
+        .unwrap();
+    let shown = String::from_utf8(shown.stdout).unwrap();
+    assert_eq!(shown.lines().count(), *n, "{shown}");
+    // every pass left out is among what the command prints
+    for pass in raw.lines().filter(|l| l.starts_with("ok ")) {
+        assert!(!text.contains(pass) && shown.contains(pass), "{pass}");
+    }
+}

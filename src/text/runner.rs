@@ -147,6 +147,12 @@ const DOCTEST_OK: &str = "ok";
 /// Lines at least this long, repeated from earlier in the rendering, are a
 /// recap given once.
 const RECAP_MIN_LINES: usize = 4;
+/// The search for recaps stays linear: the last few earlier places of a
+/// line are tried, a repeat is followed this far, and a rendering this long
+/// is left as it is (its size is the cap's business).
+const RECAP_STARTS: usize = 8;
+const RECAP_MAX_LINES: usize = 400;
+const RECAP_MAX_RENDERING: usize = 20_000;
 
 /// `body` (a rendering of a test run's output) without its repeated failure
 /// recaps and, when the run `failed`, its passing-test records; `body`
@@ -189,6 +195,8 @@ fn signal_lines<'a>(src: &Source<'a>) -> HashSet<&'a str> {
 /// when there are none, or when no grep prints what would go.
 fn drop_passes(lines: &[&str], src: &Source, signal: &HashSet<&str>) -> Option<Vec<String>> {
     let mut dropped = vec![false; lines.len()];
+    // lines of a doctest example dropped whole (its `ok` is what grep prints)
+    let mut example = vec![false; lines.len()];
     let mut kinds = vec![false; PASSES.len()];
     let mut examples = false;
     let mut i = 0;
@@ -202,6 +210,7 @@ fn drop_passes(lines: &[&str], src: &Source, signal: &HashSet<&str>) -> Option<V
             && let Some(end) = doctest_pass(lines, i, signal)
         {
             dropped[i..=end].iter_mut().for_each(|d| *d = true);
+            example[i..=end].iter_mut().for_each(|d| *d = true);
             examples = true;
             i = end + 1;
             continue;
@@ -230,12 +239,7 @@ fn drop_passes(lines: &[&str], src: &Source, signal: &HashSet<&str>) -> Option<V
     let re = Regex::new(&pattern).ok()?;
     let printed: HashSet<&str> =
         src.raw.iter().zip(&src.cleaned).filter(|(r, _)| re.is_match(r)).map(|(_, c)| c.trim()).collect();
-    let single: Vec<usize> =
-        (0..lines.len()).filter(|&i| dropped[i] && lines[i].trim_start() != TRYING).collect();
-    let missed = single.iter().any(|&i| {
-        let t = lines[i].trim();
-        !(printed.contains(t) || (examples && t == DOCTEST_OK) || in_example(lines, &dropped, i))
-    });
+    let missed = (0..lines.len()).any(|i| dropped[i] && !example[i] && !printed.contains(lines[i].trim()));
     if missed {
         return None;
     }
@@ -268,11 +272,6 @@ fn drop_passes(lines: &[&str], src: &Source, signal: &HashSet<&str>) -> Option<V
     let at = out.iter().rposition(|l| !is_ours(l)).map_or(0, |p| p + 1);
     out.insert(at, format!("{what} {count}"));
     Some(out)
-}
-
-/// Whether line `i`, dropped, lies inside a doctest example that went whole.
-fn in_example(lines: &[&str], dropped: &[bool], i: usize) -> bool {
-    (0..=i).rev().take_while(|&j| dropped[j]).any(|j| lines[j].trim_start() == TRYING)
 }
 
 /// A line tokensieve added (a count, a note in parentheses, `exit N`).
@@ -319,6 +318,9 @@ fn grep_pattern(alternatives: &[&str], src: &Source) -> String {
 /// one line naming what it repeats; `None` when nothing repeats. (Frames
 /// or context that two failures share stay with each.)
 fn drop_recaps(lines: &[String], failures: &HashSet<&str>) -> Option<Vec<String>> {
+    if lines.len() > RECAP_MAX_RENDERING {
+        return None;
+    }
     let trimmed: Vec<&str> = lines.iter().map(|l| l.trim()).collect();
     let mut seen: HashMap<&str, Vec<usize>> = HashMap::new();
     let mut out: Vec<String> = Vec::new();
@@ -329,8 +331,8 @@ fn drop_recaps(lines: &[String], failures: &HashSet<&str>) -> Option<Vec<String>
         if !trimmed[i].is_empty()
             && let Some(starts) = seen.get(trimmed[i])
         {
-            for &s in starts {
-                let len = (0..)
+            for &s in starts.iter().rev().take(RECAP_STARTS) {
+                let len = (0..RECAP_MAX_LINES)
                     .take_while(|&k| s + k < i && i + k < lines.len() && trimmed[s + k] == trimmed[i + k])
                     .count();
                 if len > best.0 {
@@ -531,6 +533,18 @@ mod tests {
         let owned = Owned::new(&raw);
         assert_eq!(reduce(raw.clone(), &owned.src(), false), raw);
         assert!(reduce(raw.clone(), &owned.src(), true).contains("passing tests not shown (30 lines: "));
+    }
+
+    #[test]
+    fn a_long_rendering_of_repeats_is_searched_in_linear_time() {
+        // 15,000 closing braces and 600 repeated failure blocks: every line
+        // has thousands of earlier places; only the last few are tried
+        let block = "not ok 1 - failing\n  ---\n  message: boom\n  at: t/x.t line 9\n  ...\n";
+        let raw = block.repeat(600) + &"}\n".repeat(15_000);
+        let owned = Owned::new(&raw);
+        let out = reduce(raw.clone(), &owned.src(), true);
+        assert_eq!(out.lines().filter(|l| l.starts_with("not ok")).count(), 1);
+        assert!(out.contains("(5 lines repeated from above, from \"not ok 1 - failing\")"));
     }
 
     #[test]
