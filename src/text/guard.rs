@@ -1,7 +1,10 @@
 //! The guard: the last word over every rendering of a text output.
 //!
 //! Each signal line of the ledger must be in the rendering verbatim (its
-//! cleaned text, leading indentation aside, inside one rendered line), or be
+//! cleaned text with its leading indentation, trailing blanks aside, inside
+//! one rendered line: a frame or a message that lost its indentation was
+//! rephrased, not kept; a repeat of a line, indented anew, may be shown by
+//! another copy as printed there), or be
 //! counted by a line of ours that carries the exact command that shows it:
 //! `(N lines: tokensieve show ID --grep 'RE')`. The guard runs that grep
 //! itself, over the raw lines exactly as `tokensieve show` does: the count
@@ -113,21 +116,43 @@ pub fn check(rendering: &str, src: &Source) -> Result<(), Breach> {
         }
         covered.extend(hits);
     }
-    let shown: HashSet<&str> = rendering.lines().map(str::trim).collect();
-    let missing: Vec<usize> = src
+    let shown: HashSet<&str> = rendering.lines().map(str::trim_end).collect();
+    let present = |line: &str| shown.contains(line) || rendering.contains(line);
+    let unseen: Vec<usize> = src
         .ledger
         .entries
         .iter()
         .map(|e| e.line)
         .filter(|&i| {
-            let needle = src.cleaned.get(i).map_or("", |l| l.trim());
-            !(needle.is_empty()
-                || shown.contains(needle)
-                || covered.contains(&i)
-                || rendering.contains(needle))
+            let needle = src.cleaned.get(i).map_or("", |l| l.trim_end());
+            !(needle.trim_start().is_empty() || covered.contains(&i) || present(needle))
         })
         .collect();
+    let missing = without_shown_copies(src, unseen, &present);
     if missing.is_empty() && false_counts.is_empty() { Ok(()) } else { Err(Breach { missing, false_counts }) }
+}
+
+/// `unseen` less the lines another line of the output with the same text
+/// (indentation aside) shows: one in the rendering as printed there. A
+/// recap that repeats a failure indented anew (node's `✖ failing tests:`)
+/// is shown by its first copy; a line shown without its indentation
+/// matches no line as printed. One pass over the output.
+fn without_shown_copies(src: &Source, unseen: Vec<usize>, present: &dyn Fn(&str) -> bool) -> Vec<usize> {
+    if unseen.is_empty() {
+        return unseen;
+    }
+    let texts: HashSet<&str> = unseen.iter().filter_map(|&i| src.cleaned.get(i)).map(|l| l.trim()).collect();
+    let mut shown_texts: HashSet<&str> = HashSet::new();
+    for l in &src.cleaned {
+        let t = l.trim();
+        if texts.contains(t) && !shown_texts.contains(t) && present(l.trim_end()) {
+            shown_texts.insert(t);
+        }
+    }
+    unseen
+        .into_iter()
+        .filter(|&i| !src.cleaned.get(i).is_some_and(|l| shown_texts.contains(l.trim())))
+        .collect()
 }
 
 /// The 0-based lines of `raw` that `re` matches.
@@ -227,6 +252,43 @@ mod tests {
         let lost = check("building\nexit 1\n", &src).unwrap_err();
         assert_eq!(lost.missing, vec![1]);
         assert!(lost.describe(&src).contains("L2 \"src/a.c:3:5: error"), "{}", lost.describe(&src));
+    }
+
+    #[test]
+    fn a_kept_line_keeps_its_indentation() {
+        let raw = "TypeError: boom  \n    at run (/app/src/job.js:9:5)\n\tat com.acme.A.b(A.java:3)\n";
+        let l = ledger::scan(raw.split('\n'));
+        let src = source(raw, &l);
+        assert_eq!(l.len(), 3, "{l:?}");
+        // verbatim (trailing blanks aside), or inside a longer line of ours
+        assert_eq!(
+            check("TypeError: boom\n    at run (/app/src/job.js:9:5)\n\tat com.acme.A.b(A.java:3)\n", &src),
+            Ok(())
+        );
+        assert_eq!(
+            check("TypeError: boom\n>    at run (/app/src/job.js:9:5)\n\tat com.acme.A.b(A.java:3)\n", &src),
+            Ok(())
+        );
+        // the same words without their indentation were rephrased
+        let stripped =
+            check("TypeError: boom\nat run (/app/src/job.js:9:5)\n  at com.acme.A.b(A.java:3)\n", &src)
+                .unwrap_err();
+        assert_eq!(stripped.missing, vec![1, 2]);
+    }
+
+    #[test]
+    fn a_repeat_is_shown_by_its_first_copy_as_printed() {
+        // node's `✖ failing tests:` recap repeats a failure indented anew
+        let raw = "✖ adds (1ms)\n  AssertionError: 1 !== 2\n\n✖ failing tests:\n  ✖ adds (1ms)\n    AssertionError: 1 !== 2\n";
+        let l = ledger::scan(raw.split('\n'));
+        let src = source(raw, &l);
+        assert_eq!(
+            check("✖ adds (1ms)\n  AssertionError: 1 !== 2\n✖ failing tests:\n(2 lines repeated)\n", &src),
+            Ok(())
+        );
+        // a copy rephrased (indentation dropped) shows neither
+        let lost = check("✖ adds (1ms)\nAssertionError: 1 !== 2\n✖ failing tests:\n", &src).unwrap_err();
+        assert_eq!(lost.missing, vec![1, 5]);
     }
 
     #[test]

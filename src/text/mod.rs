@@ -198,7 +198,7 @@ fn render_lines(
 
 /// The guard for a rendering made outside `render` (a user's `[[filter]]`
 /// from config.toml): `Ok(())` when every signal line the ledger marks in
-/// `raw` is in `rendering` verbatim (indentation aside) or counted by a line
+/// `raw` is in `rendering` verbatim (its indentation too) or counted by a line
 /// `(N lines: tokensieve show ID --grep 'RE')` whose grep, run over the
 /// stored raw output (`settings.raw_id`), prints exactly N lines including
 /// those; otherwise the reason, one line. A caller whose rendering fails
@@ -485,7 +485,12 @@ mod real_outputs {
         let r = run("cargo test", 101, local!("cargo-test-real"));
         assert_eq!(r.shape, Shape::Text("cargo".into()));
         assert!(!r.text.contains("/rustc/") && !r.text.contains("test generated_"), "{}", r.text);
-        assert!(r.text.contains("4: ledger::tests::total_of_two at ./src/lib.rs:21:9"), "{}", r.text);
+        // the user frame quoted as printed: its function line, then its `at` line
+        assert!(
+            r.text.contains("\n   4: ledger::tests::total_of_two\n             at ./src/lib.rs:21:9\n"),
+            "{}",
+            r.text
+        );
         assert!(r.text.contains("src/lib.rs: test result: FAILED. 1 passed; 2 failed"), "{}", r.text);
     }
 
@@ -591,7 +596,11 @@ mod real_outputs {
             r.text
                 .contains("    thread 'tests::truncate_short_input' (25718) panicked at src/lib.rs:19:20:\n")
         );
-        assert!(r.text.contains("6: slugs::truncate at ./src/lib.rs:19:20"), "{}", r.text);
+        assert!(
+            r.text.contains("\n       6: slugs::truncate\n                 at ./src/lib.rs:19:20\n"),
+            "{}",
+            r.text
+        );
         assert!(r.text.len() * 2 < raw.len(), "{}", r.text.len());
     }
 

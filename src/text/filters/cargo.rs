@@ -2,8 +2,8 @@
 //! `--> path:line:col: labels`, notes and helps (code frames, std locations and
 //! suggestion diffs dropped); dependency compile lines counted; libtest
 //! output reduced to failing tests, their panics (message, left/right, user
-//! frames as `N: function at path:line:col`) and every `test result:` line,
-//! named by its test target.
+//! frames: the `N: function` line and its `at path:line:col` line, each as
+//! printed) and every `test result:` line, named by its test target.
 
 use std::collections::{HashMap, HashSet};
 
@@ -91,7 +91,7 @@ pub fn summarize(text: &str) -> Option<String> {
             // the workspace's own crates carry a local path: keep those
             if (verb == "Compiling" || verb == "Checking" || verb == "Documenting") && t.contains(" (/") {
                 flush_deps(&mut out, &mut deps);
-                out.push(t.to_string());
+                out.push(line.to_string());
             } else if verb == "Compiling" || verb == "Checking" {
                 deps += 1;
             }
@@ -118,7 +118,7 @@ pub fn summarize(text: &str) -> Option<String> {
         }
         if verb == "Finished" || verb == "Executable" {
             anchored = true;
-            out.push(t.to_string());
+            out.push(line.to_string());
         } else if verb == "Running" && line.starts_with(' ') {
             anchored = true;
             // "Running tests/x.rs (target/debug/deps/x-hash)" → "tests/x.rs"
@@ -214,7 +214,7 @@ pub fn diagnostic(lines: &[&str], start: usize, out: &mut Vec<String>) -> usize 
     let mut i = start + 1;
     while i < lines.len() {
         let line = lines[i];
-        if line.trim().is_empty() || DIAG_HEADER.is_match(line) {
+        if line.trim().is_empty() || DIAG_HEADER.is_match(line) || is_status(line) {
             break;
         }
         if SUBDIAG.is_match(line) {
@@ -264,6 +264,16 @@ pub fn diagnostic(lines: &[&str], start: usize, out: &mut Vec<String>) -> usize 
         i += 1;
     }
     i
+}
+
+/// A line of cargo's own right-aligned status (`    Finished ...`,
+/// `   Compiling x`): it ends the diagnostic above it, with or without a
+/// blank line between.
+fn is_status(line: &str) -> bool {
+    let t = line.trim_start();
+    let verb = t.split_whitespace().next().unwrap_or("");
+    t.len() < line.len()
+        && (PROGRESS.contains(&verb) || matches!(verb, "Finished" | "Running" | "Executable"))
 }
 
 /// The text of a label line (`^^^ expected u32`), without the marker art.
@@ -334,13 +344,16 @@ fn failures(lines: &[&str], start: usize, out: &mut Vec<String>) -> usize {
             || t.starts_with("note: run with `RUST_BACKTRACE=1`")
         {
         } else if FRAME.is_match(line) && line.starts_with("  ") {
-            pending_frame = Some(line.trim().to_string());
+            pending_frame = Some(line.to_string());
         } else if let Some(c) = FRAME_AT.captures(line) {
             let at = c[1].trim();
             if let Some(frame) = pending_frame.take()
                 && !is_library_path(at)
             {
-                out.push(format!("  {frame} {}", line.trim()));
+                // both lines quoted as printed: the `at` line is a frame the
+                // ledger knows, indentation and all
+                out.push(frame);
+                out.push(line.to_string());
             }
         } else {
             out.push(line.to_string());
@@ -387,6 +400,28 @@ mod tests {
         let out = summarize(text).unwrap();
         assert!(!out.contains("tests::a") && out.contains("FAIL [   0.005s] ledger tests::b"), "{out}");
         assert!(out.contains("Summary [   0.010s] 3 tests run: 2 passed, 1 failed"));
+    }
+
+    #[test]
+    fn status_lines_end_a_diagnostic_and_stay_as_printed() {
+        let text = "warning: unused variable: `x`\n --> src/a.rs:2:9\n\nwarning: `k` (lib) generated 1 warning\n    Finished `dev` profile [unoptimized + debuginfo] target(s) in 0.34s\n";
+        let out = summarize(text).unwrap();
+        assert!(
+            out.ends_with("\n    Finished `dev` profile [unoptimized + debuginfo] target(s) in 0.34s\n"),
+            "{out}"
+        );
+        let owned = crate::text::guard::Owned::new(text);
+        assert_eq!(crate::text::guard::check(&out, &owned.src()), Ok(()));
+    }
+
+    #[test]
+    fn user_backtrace_frames_are_quoted_as_printed() {
+        let text = "running 1 test\ntest t ... FAILED\n\nfailures:\n\n---- t stdout ----\n\nthread 't' panicked at src/lib.rs:3:5:\nboom\nstack backtrace:\n   0: core::panicking::panic_fmt\n             at /rustc/abc/library/core/src/panicking.rs:80:14\n   1: k::t\n             at ./src/lib.rs:3:5\n\nfailures:\n    t\n\ntest result: FAILED. 0 passed; 1 failed\n";
+        let out = summarize(text).unwrap();
+        assert!(out.contains("\n   1: k::t\n             at ./src/lib.rs:3:5\n"), "{out}");
+        assert!(!out.contains("panicking.rs"), "{out}");
+        let owned = crate::text::guard::Owned::new(text);
+        assert_eq!(crate::text::guard::check(&out, &owned.src()), Ok(()));
     }
 
     #[test]

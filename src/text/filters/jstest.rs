@@ -63,7 +63,7 @@ fn summarize(text: &str) -> Option<String> {
     for line in text.lines() {
         if SUMMARY.is_match(line) {
             anchored = true;
-            out.push(line.trim().to_string());
+            out.push(line.to_string());
             continue;
         }
         if NOISE.is_match(line) {
@@ -86,7 +86,8 @@ fn summarize(text: &str) -> Option<String> {
             if is_library_path(&c[1]) {
                 lib_frames += 1;
             } else {
-                out.push(line.trim().to_string());
+                // quoted as printed: a frame keeps its indentation
+                out.push(line.to_string());
             }
             continue;
         }
@@ -171,6 +172,10 @@ mod tests {
         assert!(!out.contains("jest-circus") && !out.contains("4 |") && !out.contains("Time:"));
         assert!(out.contains("Tests:       1 failed, 1 passed, 2 total"));
         assert!(out.contains("1 passing tests"));
+        // kept frames and summary lines are quoted as printed, indentation too
+        assert!(out.contains("\n      at Object.toBe (__tests__/a.test.js:4:23)\n"), "{out}");
+        let owned = crate::text::guard::Owned::new(text);
+        assert_eq!(crate::text::guard::check(&out, &owned.src()), Ok(()));
     }
 
     #[test]

@@ -161,22 +161,15 @@ fn sift(
 }
 
 /// ruff's full format: `CODE message` then ` --> path:l:c`, a code frame and
-/// `help:` lines. Kept as `CODE message` + `--> path:l:c` + help.
+/// `help:` lines. Kept as `CODE message` + ` --> path:l:c` + help, each as printed.
 fn rustc_shaped(text: &str) -> Option<String> {
     let lines: Vec<&str> = text.lines().collect();
     let mut out = Vec::new();
     let mut anchored = false;
-    for (i, line) in lines.iter().enumerate() {
-        let t = line.trim_start();
-        if t.starts_with("--> ") {
-            anchored = true;
-            out.push(t.to_string());
-        } else if CODE_FRAME.is_match(line) || line.trim().is_empty() {
-        } else if line.starts_with(' ')
-            && lines.get(i + 1).is_none_or(|n| !n.trim_start().starts_with("--> "))
-        {
-            out.push(t.to_string());
-        } else {
+    for line in &lines {
+        anchored |= line.trim_start().starts_with("--> ");
+        // every kept line quoted as printed, its indentation too
+        if !(CODE_FRAME.is_match(line) || line.trim().is_empty()) {
             out.push(line.to_string());
         }
     }
@@ -219,7 +212,7 @@ mod tests {
             .unwrap();
         assert_eq!(
             out,
-            "F401 [*] `os` imported but unused\n--> app.py:1:8\nhelp: Remove unused import: `os`\nFound 1 error.\n[*] 1 fixable with the `--fix` option.\n"
+            "F401 [*] `os` imported but unused\n --> app.py:1:8\nhelp: Remove unused import: `os`\nFound 1 error.\n[*] 1 fixable with the `--fix` option.\n"
         );
     }
 }
