@@ -19,7 +19,12 @@
 //!   code and the error line above them), Go (`panic:`, `fatal error:`,
 //!   `goroutine N [...]:`), Rust (`panicked at`).
 //! - `test-failure`: `FAILED`, `FAIL`, `--- FAIL`, `not ok N`, `✗ ✕ × ✖`
-//!   marks, ExUnit's `N) test …`, rspec's `rspec path:line`.
+//!   marks, ExUnit's `N) test …`, rspec's `rspec path:line`; and Go's
+//!   testing log lines (`    name_test.go:12: got 3, want 4`, indented,
+//!   a bare file name) of a test that failed: those after its `--- FAIL:`
+//!   line, and with `-v` those streamed before it (held since the last
+//!   `--- PASS`/`--- SKIP`, marked at a `--- FAIL:`, a `panic:` or the
+//!   package's `FAIL` line).
 //! - `level`: ERROR, FATAL, CRITICAL, SEVERE, EMERG, ALERT, PANIC as words in
 //!   capitals, `level=error`, `"level":"error"`, `[error]`/`[crit]`, glog's
 //!   `E0123`/`F0123` line starts; and the lines that tell of a crash (the
@@ -121,7 +126,16 @@ pub struct Scanner {
     prev_error: bool,
     /// Non-blank lines at the end so far that read like counts (`12 passed`).
     tail: VecDeque<(usize, bool)>,
+    /// Go testing log lines whose test's result is not known yet (`-v`
+    /// streams them before it), the last `GO_PENDING` of them.
+    go_pending: VecDeque<usize>,
+    /// After a `--- FAIL:` line: its test's log lines follow.
+    go_failed: bool,
 }
+
+/// Go testing log lines held for a result at most (a passing test's log is
+/// dropped at its `--- PASS`; a failing one's last lines are its message).
+const GO_PENDING: usize = 4096;
 
 /// Count lines among this many last non-blank lines are the tool's footer.
 const FOOTER: usize = 3;
@@ -203,9 +217,56 @@ impl Scanner {
             self.python = true;
             return Some(Kind::Trace);
         }
+        if let Some(k) = self.go_test(i, line) {
+            return Some(k);
+        }
         detect_line(line)
     }
+
+    /// Go's test output: a testing log line (`    a_test.go:12: msg`) is the
+    /// failure's message when its test fails. Returns its kind when that is
+    /// known now; otherwise keeps it (or updates the state) and lets the
+    /// other detectors look at the line.
+    fn go_test(&mut self, i: usize, line: &str) -> Option<Kind> {
+        if is_go_log(line) {
+            if self.go_failed {
+                return Some(Kind::TestFailure);
+            }
+            if self.go_pending.len() == GO_PENDING {
+                self.go_pending.pop_front();
+            }
+            self.go_pending.push_back(i);
+            return None;
+        }
+        let t = line.trim_start();
+        if t.starts_with("--- FAIL: ")
+            || line.starts_with("panic: ")
+            || line == "FAIL"
+            || line.starts_with("FAIL\t")
+        {
+            for p in std::mem::take(&mut self.go_pending) {
+                self.mark(p, Kind::TestFailure);
+            }
+            self.go_failed = t.starts_with("--- FAIL: ");
+        } else if t.starts_with("--- PASS: ") || t.starts_with("--- SKIP: ") {
+            self.go_pending.clear();
+            self.go_failed = false;
+        } else if t.starts_with("=== ") || !line.starts_with([' ', '\t']) {
+            self.go_failed = false;
+        }
+        None
+    }
 }
+
+/// Go's testing log line: indented (4 spaces a level), a bare `.go` file
+/// name, its line, `: ` and the message (`    ledger_test.go:36: got 3`,
+/// `    testing.go:1319: race detected during execution of test`).
+pub fn is_go_log(line: &str) -> bool {
+    line.starts_with([' ', '\t']) && line.contains(".go:") && GO_LOG.is_match(line)
+}
+
+static GO_LOG: Lazy<Regex> =
+    Lazy::new(|| Regex::new(r"^\s+[\w.+-]+\.go:\d+: \S").expect("valid go log regex"));
 
 /// The kind the context-free detectors give one line (no stack frames, no
 /// Python exception lines, no footer counts: those need the lines around).
@@ -690,6 +751,38 @@ mod tests {
     fn node_and_go_traces() {
         let text = "TypeError: x is not a function\n    at run (/app/src/job.js:9:5)\n    at Module._compile (node:internal/modules/cjs/loader:1105:14)\npanic: runtime error: index out of range\ngoroutine 1 [running]:\nthread 'main' panicked at src/main.rs:4:5:\n";
         assert_eq!(kinds(text), vec![(0, "trace"), (1, "trace"), (3, "trace"), (4, "trace"), (5, "trace")]);
+    }
+
+    #[test]
+    fn go_test_messages_of_failed_tests() {
+        // without -v: the messages follow the failing test's result line
+        let text = "--- FAIL: TestRefill (0.35s)\n    refill_test.go:15: after 350ms: tokens = 3, want 4\n    refill_test.go:22: Take(-1) should fail\n        continued detail\nFAIL\nFAIL\tgithub.com/a/b\t0.4s\n";
+        assert_eq!(
+            kinds(text),
+            vec![
+                (0, "test-failure"),
+                (1, "test-failure"),
+                (2, "test-failure"),
+                (4, "test-failure"),
+                (5, "test-failure")
+            ]
+        );
+        // -v: streamed before it; a passing test's log is not signal
+        let text = "=== RUN   TestA\n    a_test.go:5: opening the book\n--- PASS: TestA (0.00s)\n=== RUN   TestB\n=== RUN   TestB/neg\n    b_test.go:36: Balance = -9, want 4\n    helpers.go:12: from a helper\n=== RUN   TestB/zero\n--- FAIL: TestB (0.00s)\n    --- FAIL: TestB/neg (0.00s)\n    --- PASS: TestB/zero (0.00s)\n";
+        assert_eq!(
+            kinds(text),
+            vec![(5, "test-failure"), (6, "test-failure"), (8, "test-failure"), (9, "test-failure")]
+        );
+        // a test that panicked: its log so far, with the panic
+        let text = "=== RUN   TestC\n    c_test.go:9: loading fixtures\npanic: runtime error: index out of range [3] with length 3\n";
+        assert_eq!(kinds(text), vec![(1, "test-failure"), (2, "trace")]);
+        // not go's testing log: a path, no indentation, no message
+        assert!(
+            !is_go_log("./a_test.go:5: x")
+                && !is_go_log("    pkg/a_test.go:5: x")
+                && !is_go_log("    a.go:5:")
+        );
+        assert!(is_go_log("\t    testing.go:1319: race detected during execution of test"));
     }
 
     #[test]

@@ -63,7 +63,7 @@ fn words() -> impl Strategy<Value = String> {
 
 /// One self-contained signal line of some detector kind.
 fn signal_line() -> impl Strategy<Value = String> {
-    (0usize..41, word(), words(), 1u32..900, 1u32..90).prop_map(|(kind, w, ws, n, m)| match kind {
+    (0usize..43, word(), words(), 1u32..900, 1u32..90).prop_map(|(kind, w, ws, n, m)| match kind {
         0 => format!("src/{w}.c:{n}:{m}: error: {ws}"),
         1 => format!("src/{w}.cpp:{n}:{m}: warning: {ws} [-Wunused-{w}]"),
         2 => format!("error[E0{n:03}]: {ws}"),
@@ -104,6 +104,9 @@ fn signal_line() -> impl Strategy<Value = String> {
         38 => format!("2026-11-23 17:10:16.712 UTC [{n}] STATEMENT:  SELECT * FROM {w} WHERE id = {m};"),
         36 => format!("{ws} at lib/{w}.pl line {n}."),
         39 => format!("Nov 23 08:22:{:02} web01 systemd[1]: {w}.service: Main process exited, code=dumped, status={}/SEGV", m % 60, n % 30),
+        // go test's failure messages, after the result line and (-v) before it
+        40 => format!("--- FAIL: Test{w}{n} (0.0{m}s)\n    {w}_test.go:{n}: {ws}, want {m}"),
+        41 => format!("=== RUN   Test{w}{n}\n    {w}_test.go:{n}: {ws}, want {m}\n--- FAIL: Test{w}{n} (0.0{m}s)"),
         _ => format!("Traceback (most recent call last):\n  File \"/app/{w}.py\", line {n}, in run\n    {w}()\nValueError: {ws} {m}"),
     })
 }
@@ -151,9 +154,16 @@ fn count_lines(out: &str) -> Vec<(usize, String)> {
     re.captures_iter(out).map(|c| (c[1].parse().unwrap(), c[2].replace("'\\''", "'"))).collect()
 }
 
-/// Whether `line` (a raw line) is shown or counted by a command that prints it.
+/// A traceback's source line (`    run()`) and go's `=== RUN` header:
+/// context of the signal lines around them, not signal lines themselves.
+fn is_context(line: &str) -> bool {
+    line.starts_with("    ") && !line.contains(':') || line.starts_with("=== RUN")
+}
+
+/// Whether `line` (a raw line) is shown, indentation and all, or counted by
+/// a command that prints it.
 fn accounted(line: &str, raw: &str, out: &str, counts: &[(usize, String)]) -> bool {
-    if out.contains(line.trim()) {
+    if out.contains(line.trim_end()) {
         return true;
     }
     counts.iter().any(|(n, pattern)| {
@@ -170,7 +180,7 @@ proptest! {
         let ledger = crate::text::ledger::scan(raw.split('\n'));
         let lines: Vec<&str> = raw.split('\n').collect();
         for signal in &injected {
-            for line in signal.lines().filter(|l| !l.starts_with("    ")) {
+            for line in signal.lines().filter(|l| !is_context(l)) {
                 let marked = lines.iter().enumerate().any(|(i, l)| *l == line && ledger.kind(i).is_some());
                 prop_assert!(marked, "not marked: {:?}", line);
             }
@@ -188,7 +198,7 @@ proptest! {
                 for line in signal.lines() {
                     // a traceback's header, user frame and exception line are its
                     // signal lines; the frame's source line is context
-                    if line.starts_with("    ") {
+                    if is_context(line) {
                         continue;
                     }
                     prop_assert!(

@@ -1,7 +1,8 @@
 //! go build/vet/test: compiler and vet findings kept as they are (they are
 //! already `path:line:col: message`); `go test` keeps failing tests with their
 //! messages, panics with user frames only (function and `path:line +0x..`
-//! lines as printed; runtime/testing frames counted),
+//! lines as printed; runtime/testing frames counted; so too in the race
+//! detector's reports),
 //! top-level passes, and the per-package `ok`/`FAIL` lines; `=== RUN` lines,
 //! subtest passes and passing tests' logs go.
 
@@ -18,6 +19,9 @@ static RESULT: Lazy<Regex> = Lazy::new(|| Regex::new(r"^--- (PASS|FAIL|SKIP): ")
 static NESTED_RESULT: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\s+--- (PASS|FAIL|SKIP): ").unwrap());
 static DIAG: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\S+\.go:\d+(:\d+)?: ").unwrap());
 static FRAME_LOC: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\t(\S+\.\w+:\d+)(?: \+0x[0-9a-f]+)?$").unwrap());
+/// The race detector's frames: `  pkg.F()` then `      /path/f.go:12 +0x..`.
+static RACE_FUNC: Lazy<Regex> = Lazy::new(|| Regex::new(r"^  \S.*\)$").unwrap());
+static RACE_LOC: Lazy<Regex> = Lazy::new(|| Regex::new(r"^ {6}(\S+\.go:\d+)(?: \+0x[0-9a-f]+)?$").unwrap());
 /// Top-level passing tests listed at most this many times.
 const MAX_PASSES: usize = 30;
 
@@ -83,6 +87,11 @@ fn summarize(text: &str) -> Option<String> {
             || line.starts_with("# ")
         {
             anchored = true;
+            if line.starts_with("FAIL") {
+                // the log of a test that never reported (it panicked, timed out)
+                out.append(&mut pending);
+            }
+            pending.clear();
             if !line.starts_with("# ") {
                 out.push(line.to_string());
             }
@@ -99,10 +108,17 @@ fn summarize(text: &str) -> Option<String> {
             out.push(line.to_string());
             i = frames(&lines, i + 1, &mut out);
             continue;
+        } else if RACE_FUNC.is_match(line) && lines.get(i + 1).is_some_and(|n| RACE_LOC.is_match(n)) {
+            i = race_frames(&lines, i, &mut out);
+            continue;
         } else if line.starts_with("    ") && !in_fail {
             // t.Log output of a test whose result is not known yet
             pending.push(line.to_string());
         } else if !line.trim().is_empty() {
+            if line.starts_with("panic: ") {
+                // the panicking test's log so far: what it did before
+                out.append(&mut pending);
+            }
             out.push(line.to_string());
         }
         i += 1;
@@ -143,6 +159,34 @@ fn frames(lines: &[&str], start: usize, out: &mut Vec<String>) -> usize {
     i
 }
 
+/// A stack of the race detector's report (`Read at ... by goroutine 8:`,
+/// `Goroutine 8 (running) created at:`): user frames as printed, each run
+/// of runtime/testing frames (the toolchain's sources) one counted line.
+/// Returns the index after the stack.
+fn race_frames(lines: &[&str], start: usize, out: &mut Vec<String>) -> usize {
+    let mut i = start;
+    let mut hidden = 0usize;
+    let flush = |hidden: &mut usize, out: &mut Vec<String>| {
+        if *hidden > 0 {
+            out.push(format!("  (… {hidden} runtime/testing frames)"));
+            *hidden = 0;
+        }
+    };
+    while i + 1 < lines.len() && RACE_FUNC.is_match(lines[i]) {
+        let Some(c) = RACE_LOC.captures(lines[i + 1]) else { break };
+        if is_library_path(&c[1]) {
+            hidden += 1;
+        } else {
+            flush(&mut hidden, out);
+            out.push(lines[i].to_string());
+            out.push(lines[i + 1].to_string());
+        }
+        i += 2;
+    }
+    flush(&mut hidden, out);
+    i
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -163,6 +207,41 @@ mod tests {
         assert!(out.contains("example.com/a.F(...)\n\t/src/a/a.go:37\n"), "{out}");
         assert!(!out.contains("testing.go"), "{out}");
         assert!(out.contains("(… 1 runtime/testing frames)"));
+    }
+
+    #[test]
+    fn failure_messages_survive_with_and_without_v() {
+        for text in [
+            "--- FAIL: TestRefill (0.35s)\n    refill_test.go:15: after 350ms: tokens = 3, want 4\nFAIL\nFAIL\texample.com/a\t0.4s\n",
+            "=== RUN   TestA\n    a_test.go:5: noise\n--- PASS: TestA (0.00s)\n=== RUN   TestRefill\n    refill_test.go:15: after 350ms: tokens = 3, want 4\n--- FAIL: TestRefill (0.35s)\nFAIL\nFAIL\texample.com/a\t0.4s\n",
+            "=== RUN   TestRefill\n    refill_test.go:15: after 350ms: tokens = 3, want 4\npanic: boom\n\ngoroutine 7 [running]:\nexample.com/a.F(...)\n\t/src/a/a.go:37\nFAIL\texample.com/a\t0.004s\n",
+        ] {
+            let out = summarize(text).unwrap();
+            assert!(
+                out.lines().any(|l| l == "    refill_test.go:15: after 350ms: tokens = 3, want 4"),
+                "{out}"
+            );
+            assert!(!out.contains("a_test.go:5"), "{out}");
+            let owned = crate::text::guard::Owned::new(text);
+            assert_eq!(crate::text::guard::check(&out, &owned.src()), Ok(()), "{out}");
+        }
+    }
+
+    #[test]
+    fn race_reports_keep_user_frames_and_count_the_toolchains() {
+        let text = "==================\nWARNING: DATA RACE\nRead at 0x00c000100028 by goroutine 8:\n  example.com/l.TestCount.func1()\n      /src/l/race_test.go:18 +0xbd\n\nGoroutine 8 (running) created at:\n  example.com/l.TestCount()\n      /src/l/race_test.go:15 +0x117\n  testing.tRunner()\n      /usr/lib/go-1.19/src/testing/testing.go:1446 +0x216\n  testing.(*T).Run.func1()\n      /usr/lib/go-1.19/src/testing/testing.go:1493 +0x47\n==================\n--- FAIL: TestCount (0.00s)\n    testing.go:1319: race detected during execution of test\nFAIL\nFAIL\texample.com/l\t0.013s\n";
+        let out = summarize(text).unwrap();
+        assert!(out.contains("Read at 0x00c000100028 by goroutine 8:\n  example.com/l.TestCount.func1()\n      /src/l/race_test.go:18 +0xbd\n"), "{out}");
+        assert!(
+            out.contains(
+                "      /src/l/race_test.go:15 +0x117\n  (… 2 runtime/testing frames)\n=================="
+            ),
+            "{out}"
+        );
+        assert!(!out.contains("tRunner"), "{out}");
+        assert!(out.contains("\n    testing.go:1319: race detected during execution of test\n"), "{out}");
+        let owned = crate::text::guard::Owned::new(text);
+        assert_eq!(crate::text::guard::check(&out, &owned.src()), Ok(()));
     }
 
     #[test]
