@@ -188,7 +188,8 @@ pub fn render_typed(
     if json_candidate(raw, hint, settings)
         && let Some(value) = crate::json::parse(raw)
     {
-        return (Some(crate::json::render(value, crate::json::Source::Bytes(raw), settings)), None);
+        let rendered = crate::json::render(value, crate::json::Source::Bytes(raw), settings);
+        return (Some(crate::json::with_status(rendered, hint.map(|h| h.exit_code))), None);
     }
     let Ok(text) = std::str::from_utf8(raw) else { return (None, None) };
     let (rendered, result) = crate::text::render_typed(text, hint, settings);

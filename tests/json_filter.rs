@@ -67,6 +67,46 @@ fn every_fixture_decodes_to_the_dedup_stage_and_is_never_worse() {
     assert!(checked >= 70, "only {checked} fixtures found");
 }
 
+/// A failing command's JSON (`npm audit --json`, `go test -json`, `eslint -f
+/// json` exit non-zero) states its status as the last line, like a text
+/// summary, and still decodes to the document: in every shape the router
+/// picks, and for JSON lines.
+#[test]
+fn a_failing_commands_json_states_its_exit_and_still_decodes() {
+    let go_json = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/text/local/heldout/go-test-json.txt");
+    let mut inputs: Vec<PathBuf> =
+        fixtures().into_iter().filter(|f| std::fs::metadata(f).unwrap().len() < 200_000).collect();
+    inputs.push(PathBuf::from(go_json));
+    let mut shapes = std::collections::BTreeSet::new();
+    for f in inputs {
+        let data = std::fs::read(&f).unwrap();
+        let out = run(&["--cmd", "tool --json", "--exit", "3"], &data);
+        assert!(out.status.success(), "{}", f.display());
+        let (_, _, shape) = receipt(&out);
+        if shape == "raw" {
+            continue;
+        }
+        let text = String::from_utf8(out.stdout.clone()).unwrap();
+        assert!(text.ends_with("\nexit 3\n"), "{} ({shape}): no status line at the end", f.display());
+        let decoded = run(&["decode"], &out.stdout);
+        assert!(
+            decoded.status.success(),
+            "{} ({shape}): {}",
+            f.display(),
+            String::from_utf8_lossy(&decoded.stderr)
+        );
+        let dedup = run(&["inspect", "--stage", "dedup"], &data);
+        let a: serde_json::Value = serde_json::from_slice(&decoded.stdout).unwrap();
+        let b: serde_json::Value = serde_json::from_slice(&dedup.stdout).unwrap();
+        assert_eq!(a, b, "{} ({shape}) with its status does not decode to its dedup stage", f.display());
+        shapes.insert(shape);
+    }
+    assert!(shapes.len() >= 3, "only {shapes:?} seen");
+    // a zero exit adds nothing
+    let out = run(&["--cmd", "tool --json", "--exit", "0"], &std::fs::read(go_json).unwrap());
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("exit 0"));
+}
+
 /// Reviewed outputs: a format change shows up as a diff here. Regenerate with
 /// `UPDATE_GOLDEN=1 cargo test --test json_filter goldens` and review it.
 #[test]

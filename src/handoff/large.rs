@@ -98,7 +98,9 @@ pub(super) fn deliver(
     let (Some(documents), Some(side)) = (documents, side) else { return ordinary(reread()) };
     let rendered = json::parse::finish(documents, &side.checked).and_then(|value| {
         let source = Source::File { path: &obj.path, len, head: &side.head };
-        pipeline::guarded(|| json::render(value, source, settings))
+        pipeline::guarded(|| {
+            json::with_status(json::render(value, source, settings), hint.map(|h| h.exit_code))
+        })
     });
     let Some((out, mut receipt)) =
         rendered.and_then(|r| rendering_wins(side.original, r, settings, Some(&obj.id)))

@@ -9,8 +9,32 @@ use serde_json::{Map, Value};
 
 use super::literal::{Ctx, Cursor, MAX_DEPTH, RESERVED_KEY, Seg, key_bare_ok};
 
-/// Decodes tokensieve output (or plain JSON) to a `Value`.
+/// Decodes tokensieve output (or plain JSON) to a `Value`. A failing
+/// command's rendering ends with a status line `exit N` (N non-zero) that no
+/// shape has as its last line: when the whole does not decode, the text
+/// before that line does.
 pub fn decode(text: &str) -> Result<Value> {
+    match document(text) {
+        Ok(v) => Ok(v),
+        Err(e) => match strip_status(text) {
+            Some(doc) => document(doc).map_err(|_| e),
+            None => Err(e),
+        },
+    }
+}
+
+/// `text` without its last line when that line is a status `exit N`.
+fn strip_status(text: &str) -> Option<&str> {
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    let (doc, last) = body.rsplit_once('\n')?;
+    let code = last.strip_prefix("exit ")?;
+    let status = !code.is_empty()
+        && code.strip_prefix('-').unwrap_or(code).bytes().all(|b| b.is_ascii_digit())
+        && code.parse::<i64>().is_ok_and(|c| c != 0);
+    status.then_some(doc)
+}
+
+fn document(text: &str) -> Result<Value> {
     if let Ok(v) = super::parse::value_exact(text) {
         return Ok(v);
     }
@@ -501,4 +525,30 @@ pub fn insert(root: &mut Value, path: &[Seg], v: Value) -> Result<()> {
         cur = slot;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_status_line_after_any_shape_is_read_past() {
+        let doc = json!({"a": 1, "items": [{"id": 1, "s": "x"}, {"id": 2, "s": "y"}]});
+        for text in [
+            "a=1\nitems[2]{id,s}:\n1,x\n2,y\n",
+            "{\"a\":1,\"items\":[{\"id\":1,\"s\":\"x\"},{\"id\":2,\"s\":\"y\"}]}\n",
+        ] {
+            assert_eq!(decode(text).unwrap(), doc);
+            assert_eq!(decode(&format!("{text}exit 1\n")).unwrap(), doc, "{text}");
+            assert_eq!(decode(&format!("{text}exit 137")).unwrap(), doc, "{text}");
+            // only a non-zero status, and only as the last line
+            assert!(decode(&format!("{text}exit 0\n")).is_err());
+            assert!(decode(&format!("{text}exit 1\nexit 1\n")).is_err());
+        }
+        // a table row that reads `exit 1` is the document's, not a status
+        let rows = "[2]{s}:\nok\nexit 1\n";
+        assert_eq!(decode(rows).unwrap(), json!([{"s": "ok"}, {"s": "exit 1"}]));
+        assert_eq!(decode(&format!("{rows}exit 1\n")).unwrap(), json!([{"s": "ok"}, {"s": "exit 1"}]));
+    }
 }

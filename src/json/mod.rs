@@ -113,6 +113,23 @@ pub fn render(value: Value, raw: Source, settings: &Settings) -> Rendered {
     out
 }
 
+/// A failing command's JSON rendering ends with its status: `exit N` as the
+/// last line, as a text summary does (docs/FORMAT.md §6). No shape has a
+/// line of that form at its end, so `decode` reads past it; the raw bytes
+/// passed through untouched carry none (the caller sees the tool's own
+/// output and exit code).
+pub fn with_status(mut rendered: Rendered, exit_code: Option<i32>) -> Rendered {
+    if let Some(code) = exit_code.filter(|&c| c != 0)
+        && rendered.shape != crate::auditor::Shape::Raw
+    {
+        if !rendered.text.is_empty() && !rendered.text.ends_with('\n') {
+            rendered.text.push('\n');
+        }
+        rendered.text.push_str(&format!("exit {code}\n"));
+    }
+    rendered
+}
+
 /// Whether `parse` made `doc` from several documents (JSON lines): jq then
 /// needs `--slurp` to see them as one array.
 fn slurped(raw: Source, doc: &Value) -> bool {
