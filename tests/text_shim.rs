@@ -76,6 +76,54 @@ fn run_git_log_gets_the_log_summary() {
     assert!(stderr.contains("Shape: text:git-log"), "{stderr}");
 }
 
+/// A log of written messages (every line its own words) is a document: it
+/// reaches the agent whole, as git printed it, not one line per commit.
+#[test]
+fn run_git_log_of_written_messages_passes_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    git(p, &["init", "-q", "-b", "main"]);
+    // distinct letter-only words: no two message lines one word apart
+    let word = |n: usize| -> String {
+        let mut n = n * 7919 + 101;
+        let mut w = String::new();
+        while n > 0 {
+            w.push((b'a' + (n % 26) as u8) as char);
+            n /= 26;
+        }
+        w
+    };
+    let line = |k: usize| (0..8).map(|j| word(k * 8 + j)).collect::<Vec<_>>().join(" ");
+    for i in 0..30 {
+        std::fs::write(p.join("notes.txt"), format!("line {i}\n")).unwrap();
+        git(p, &["add", "notes.txt"]);
+        let (subject, body) = (line(3 * i), format!("{}\n{}", line(3 * i + 1), line(3 * i + 2)));
+        let who = "Dev One <dev@example.com>";
+        git(
+            p,
+            &[
+                "-c",
+                "user.name=x",
+                "-c",
+                "user.email=x@example.com",
+                "commit",
+                "-q",
+                "--author",
+                who,
+                "-m",
+                &subject,
+                "-m",
+                &body,
+            ],
+        );
+    }
+    let raw = Command::new("git").args(["log"]).current_dir(p).output().unwrap().stdout;
+    assert!(raw.len() > 4_000, "{} bytes", raw.len());
+    let out = tokensieve(p, BIN, &["run", "--", "git", "log"], &[("CLAUDECODE", "1")]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&raw));
+}
+
 #[test]
 fn a_git_shim_under_an_agent_summarises_and_keeps_the_status() {
     let dir = repo();
