@@ -65,6 +65,18 @@ def make_inputs(mb):
         with open(path, "w") as f:
             f.write(json.dumps(doc, separators=(",", ":")) + "\n")
     paths["minified JSON"] = path
+    # JSON of tiny values: a tree of these would take 20-40x the text
+    dense = {
+        "JSON of ones": lambda: "[" + "1," * (n // 2 - 1) + "1]",
+        "JSON small records": lambda: "[" + ",".join(
+            '{"a":%d,"b":"x"}' % (i % 7) for i in range(n // 16)) + "]",
+    }
+    for name, make in dense.items():
+        path = os.path.join(out, f"{name.replace(' ', '-')}-{mb}mb.txt")
+        if not os.path.exists(path):
+            with open(path, "w") as f:
+                f.write(make() + "\n")
+        paths[name] = path
     return paths
 
 

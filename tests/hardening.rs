@@ -615,3 +615,27 @@ fn a_large_document_captured_from_a_tool_is_not_held_beside_its_tree() {
         assert!(kb <= filtered + doc.len() / 1024 / 2, "{how}: {kb} kB, filter mode {filtered} kB");
     }
 }
+
+/// Minified JSON of tiny values (`[1,1,1,…]`, 5 MB on one line) would take
+/// ~40 times its size as a tree (265 MB): it is read as text instead. The
+/// agent gets a view of its start with the jq command that asks the stored
+/// document, the stored bytes are the input's, and the peak RSS stays
+/// within 10x the input.
+#[test]
+fn json_too_dense_for_a_tree_is_read_as_text_within_ten_times_its_size() {
+    let sb = common::Sandbox::new();
+    let doc = format!("[{}1]\n", "1,".repeat(2_500_000));
+    let file = sb.path("ones.json");
+    fs::write(&file, &doc).unwrap();
+    let mut cmd = common::with_peak_rss(&sb, Path::new(BIN));
+    cmd.stdin(fs::File::open(&file).unwrap());
+    let out = common::output_within(&mut cmd, std::time::Duration::from_secs(300));
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success() && stderr.contains("Shape: text:view"), "{stderr}");
+    assert!(stdout.starts_with("# view: 1 lines, ") && stdout.contains("\n[1,1,1,1,"), "{stdout}");
+    let hex = tokensieve::store::hash_hex(doc.as_bytes());
+    assert!(stdout.contains("--jq '.[0:20]'") && stdout.contains(&hex[..12]), "{stdout}");
+    assert_eq!(fs::read(object_file(&sb.home, doc.as_bytes())).unwrap(), doc.as_bytes());
+    let kb = common::peak_rss_kb(&out.stderr) as usize;
+    assert!(kb * 1024 <= 10 * doc.len(), "peak RSS {kb} kB for {} bytes", doc.len());
+}
