@@ -15,6 +15,8 @@ use crate::typed::{self, Format, TypedResult};
 
 mod large;
 
+pub use large::Stored;
+
 /// Everything after the bytes are captured: render, settle, store, emit the
 /// output and the receipt, record the call. The one call both the shim and
 /// filter mode make. (`started` is when the call began, for the history's
@@ -107,6 +109,36 @@ pub fn deliver_owned(
     }
 }
 
+/// The first half of `deliver_owned`, for a caller that must be able to
+/// write the raw bytes itself if our code fails (the shim): a large JSON
+/// document is stored, and `Some` says the stored copy (`write_stored`) can
+/// stand in for the caller's from now on. `None`: `deliver` as usual (it
+/// also says why a store that failed did).
+pub fn store_large(raw: &[u8], hint: Option<&Hint>, settings: &Settings) -> Option<Stored> {
+    large::store(raw, hint, settings)
+}
+
+/// The second half: `raw`, already `stored`, delivered as `deliver_owned`
+/// does (the bytes are let go before the document's tree is complete).
+pub fn deliver_stored(
+    raw: Vec<u8>,
+    stored: Stored,
+    hint: Option<&Hint>,
+    settings: &Settings,
+    started: Instant,
+) -> io::Result<Receipt> {
+    match large::deliver_stored(raw, stored, hint, settings, started) {
+        Ok(done) => done,
+        Err(raw) => deliver(&raw, hint, settings, started),
+    }
+}
+
+/// Every byte of a stored object to `out`, flushed.
+pub fn write_stored(object: &Object, out: &mut dyn Write) -> io::Result<()> {
+    io::copy(&mut std::fs::File::open(&object.path)?, out)?;
+    out.flush()
+}
+
 /// The call's typed result: the text's, or the exit code's verdict alone
 /// (JSON, binary, no text filter), with the raw id it was stored under.
 fn typed_result(result: Option<TypedResult>, hint: Option<&Hint>, receipt: &Receipt) -> TypedResult {
@@ -177,12 +209,9 @@ impl Gathered<'_> {
     /// Every byte of the output to `out` (when treating it failed).
     pub fn write_raw(&self, out: &mut dyn Write) -> io::Result<()> {
         match self {
-            Gathered::Whole(raw) => out.write_all(raw),
-            Gathered::Spooled { object, .. } => {
-                io::copy(&mut std::fs::File::open(&object.path)?, out).map(|_| ())
-            }
-        }?;
-        out.flush()
+            Gathered::Whole(raw) => out.write_all(raw).and_then(|()| out.flush()),
+            Gathered::Spooled { object, .. } => write_stored(object, out),
+        }
     }
 }
 

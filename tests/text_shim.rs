@@ -21,34 +21,31 @@ fn git(dir: &Path, args: &[&str]) {
     assert!(ok, "git {args:?}");
 }
 
-/// A repository with 30 commits by two authors.
-fn repo() -> tempfile::TempDir {
+/// A repository of 30 commits (one file changed each), the `i`th by
+/// `author(i)` with the message `message(i)` (subject, body).
+fn repo_of(
+    author: impl Fn(usize) -> &'static str,
+    message: impl Fn(usize) -> (String, String),
+) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path();
     git(p, &["init", "-q", "-b", "main"]);
     for i in 0..30 {
         std::fs::write(p.join("notes.txt"), format!("line {i}\n")).unwrap();
         git(p, &["add", "notes.txt"]);
-        let who = if i % 3 == 0 { "Second Dev <second@example.com>" } else { "Dev One <dev@example.com>" };
-        git(
-            p,
-            &[
-                "-c",
-                "user.name=x",
-                "-c",
-                "user.email=x@example.com",
-                "commit",
-                "-q",
-                "--author",
-                who,
-                "-m",
-                &format!("Change number {i}"),
-                "-m",
-                "A body line that explains the change in some detail.",
-            ],
-        );
+        let (subject, body) = message(i);
+        let id = ["-c", "user.name=x", "-c", "user.email=x@example.com"];
+        git(p, &[&id[..], &["commit", "-q", "--author", author(i), "-m", &subject, "-m", &body]].concat());
     }
     dir
+}
+
+/// A repository with 30 commits by two authors, one message template.
+fn repo() -> tempfile::TempDir {
+    repo_of(
+        |i| if i % 3 == 0 { "Second Dev <second@example.com>" } else { "Dev One <dev@example.com>" },
+        |i| (format!("Change number {i}"), "A body line that explains the change in some detail.".into()),
+    )
 }
 
 fn tokensieve(dir: &Path, program: &str, args: &[&str], env: &[(&str, &str)]) -> Output {
@@ -74,6 +71,33 @@ fn run_git_log_gets_the_log_summary() {
     assert!(stdout.contains("Author: Dev One <dev@example.com> (20 commits)"), "{stdout}");
     assert!(stdout.contains(": Change number 29\n"), "{stdout}");
     assert!(stderr.contains("Shape: text:git-log"), "{stderr}");
+}
+
+/// A log of written messages (every line its own words) is a document: it
+/// reaches the agent whole, as git printed it, not one line per commit.
+#[test]
+fn run_git_log_of_written_messages_passes_whole() {
+    // distinct letter-only words: no two message lines one word apart
+    let word = |n: usize| -> String {
+        let mut n = n * 7919 + 101;
+        let mut w = String::new();
+        while n > 0 {
+            w.push((b'a' + (n % 26) as u8) as char);
+            n /= 26;
+        }
+        w
+    };
+    let line = |k: usize| (0..8).map(|j| word(k * 8 + j)).collect::<Vec<_>>().join(" ");
+    let dir = repo_of(
+        |_| "Dev One <dev@example.com>",
+        |i| (line(3 * i), format!("{}\n{}", line(3 * i + 1), line(3 * i + 2))),
+    );
+    let p = dir.path();
+    let raw = Command::new("git").args(["log"]).current_dir(p).output().unwrap().stdout;
+    assert!(raw.len() > 4_000, "{} bytes", raw.len());
+    let out = tokensieve(p, BIN, &["run", "--", "git", "log"], &[("CLAUDECODE", "1")]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&raw));
 }
 
 #[test]

@@ -18,7 +18,7 @@ use crate::auditor::{self, Encoding};
 use crate::history;
 use crate::json::{self, Source, parse::Checked};
 use crate::pipeline::{self, Hint, Settings};
-use crate::store::{self, Store};
+use crate::store::{self, Object, Store};
 
 /// Inputs from this size on take this path: below it the tree is small
 /// whatever its ratio, and parsing from memory is faster.
@@ -51,6 +51,39 @@ fn read(
     Read { original, harness, checked, head, history: history::open(home), open_took: opened.elapsed() }
 }
 
+/// A large JSON document whose raw bytes are in the store: from here on the
+/// caller may let its own copy go, since the stored one can stand in for it
+/// (`object().path`), whatever happens next.
+pub struct Stored {
+    store: Store,
+    obj: Object,
+    took: Duration,
+}
+
+impl Stored {
+    /// Where the raw bytes are.
+    pub fn object(&self) -> &Object {
+        &self.obj
+    }
+}
+
+/// Stores `raw` when it takes this path: large, JSON as it is, a store to
+/// hold it. `None` for the ordinary path, which also says why a store that
+/// failed did.
+pub(super) fn store(raw: &[u8], hint: Option<&Hint>, settings: &Settings) -> Option<Stored> {
+    if raw.len() < LARGE
+        || !json::parse::readable_as_is(raw)
+        || !pipeline::json_candidate(raw, hint, settings)
+    {
+        return None;
+    }
+    let store = Store::new(store::home(), crate::config::get().store_max_bytes());
+    let started = Instant::now();
+    let obj = store.plan(raw)?;
+    store.put(raw, &obj).ok()?;
+    Some(Stored { store, obj, took: started.elapsed() })
+}
+
 /// `super::deliver` for `raw`, or `Err(raw)` (read back from the store when
 /// it was let go) for the ordinary path: not large, not JSON as it is, no
 /// store to hold it, or one of the unusual cases above.
@@ -60,20 +93,21 @@ pub(super) fn deliver(
     settings: &Settings,
     started: Instant,
 ) -> Result<io::Result<Receipt>, Vec<u8>> {
-    if raw.len() < LARGE
-        || !json::parse::readable_as_is(&raw)
-        || !pipeline::json_candidate(&raw, hint, settings)
-    {
-        return Err(raw);
+    match store(&raw, hint, settings) {
+        Some(stored) => deliver_stored(raw, stored, hint, settings, started),
+        None => Err(raw),
     }
-    let raw_store = Store::new(store::home(), crate::config::get().store_max_bytes());
-    let store_started = Instant::now();
-    let Some(obj) = raw_store.plan(&raw) else { return Err(raw) };
-    // A store that fails: the ordinary path says why and delivers the bytes.
-    if raw_store.put(&raw, &obj).is_err() {
-        return Err(raw);
-    }
-    let store_took = store_started.elapsed();
+}
+
+/// `deliver` once `raw` is `stored`.
+pub(super) fn deliver_stored(
+    raw: Vec<u8>,
+    stored: Stored,
+    hint: Option<&Hint>,
+    settings: &Settings,
+    started: Instant,
+) -> Result<io::Result<Receipt>, Vec<u8>> {
+    let Stored { store: raw_store, obj, took: store_took } = stored;
     let local = with_plan(settings, Some(&obj));
     let settings = &*local;
     let home = raw_store.home();

@@ -306,6 +306,52 @@ fn restore_numbers<L: AsRef<[u8]>>(values: &mut [Value], literals: &[L]) {
     }
 }
 
+/// Inputs from this size on are refused when their tree would pass
+/// `MAX_TREE_RATIO` times their size: below it the tree is small whatever
+/// its ratio (the process's own few MB dominate).
+pub const DENSE_FROM: usize = 1 << 20;
+/// A parsed tree may take this many times its text, at most. Minified
+/// records of short values take more: `[1,1,1,…]` is ~40x as `Value`s
+/// (80 bytes each for a 2-byte element), small records 20-30x, while
+/// real CLI output, even minified, stays under 8x (the 5.8 MB instance
+/// types list: 7.6x). The peak adds ~2x to the tree, hence 8 for a 10x
+/// bound (issue 13, docs/performance.md).
+pub const MAX_TREE_RATIO: usize = 8;
+
+/// Whether `json` is at least `DENSE_FROM` long and its tree would take
+/// more than `MAX_TREE_RATIO` times its size (`tree_estimate`): such a
+/// document is read as text rather than held as a tree.
+pub fn too_dense(json: &[u8]) -> bool {
+    json.len() >= DENSE_FROM && tree_estimate(json) > MAX_TREE_RATIO * json.len()
+}
+
+/// Bytes the parsed tree of `json` (JSON text, or anything: the count is
+/// only an estimate) would take, from one pass over its bytes: a `Value`
+/// per element, member and document, an entry and a key allocation per
+/// member, and each string's bytes plus its allocation.
+pub fn tree_estimate(json: &[u8]) -> usize {
+    const ALLOCATION: usize = 16; // the allocator's header and rounding
+    // an object member's slot besides its `Value`: hash, key `String`, index
+    const ENTRY: usize = 8 + std::mem::size_of::<String>() + 9;
+    let (mut values, mut members, mut strings, mut string_bytes) = (1usize, 0usize, 0usize, 0usize);
+    let mut i = 0;
+    while i < json.len() {
+        match json[i] {
+            b',' | b'[' | b'{' => values += 1,
+            b':' => members += 1,
+            b'"' => {
+                let end = string_end(json, i + 1);
+                strings += 1;
+                string_bytes += end - (i + 1).min(end);
+                i = end;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    values * std::mem::size_of::<Value>() + members * ENTRY + strings * ALLOCATION + string_bytes
+}
+
 /// Index of the quote closing the string whose body starts at `i`.
 fn string_end(json: &[u8], mut i: usize) -> usize {
     while let Some(off) = json[i.min(json.len())..].iter().position(|&b| b == b'"' || b == b'\\') {
@@ -341,6 +387,26 @@ fn insert_key<'a>(obj: &mut OpenObject<'a>, keys: &mut Vec<&'a [u8]>, key: &'a [
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_tree_estimate_tells_dense_records_from_real_output() {
+        // a 2-byte element becomes a whole `Value`
+        let ones = format!("[{}1]", "1,".repeat(600_000));
+        assert!(too_dense(ones.as_bytes()), "{}", tree_estimate(ones.as_bytes()) / ones.len());
+        let records = format!("[{}]", vec![r#"{"a":1,"b":"x"}"#; 80_000].join(","));
+        assert!(too_dense(records.as_bytes()));
+        // real output: the instance types list, minified
+        let real: Value = serde_json::from_str(include_str!(
+            "../../fixtures/json/aws/ec2-describe-instance-types-all.json"
+        ))
+        .unwrap();
+        let minified = serde_json::to_vec(&real).unwrap();
+        assert!(minified.len() >= DENSE_FROM && !too_dense(&minified));
+        // under the floor, any density passes
+        assert!(!too_dense(b"[1,1,1,1,1,1,1,1]"));
+        // commas, colons and brackets inside strings are not structure
+        assert_eq!(tree_estimate(br#"["a,b:[{"]"#), tree_estimate(br#"["abcdef"]"#));
+    }
 
     #[test]
     fn ndjson_becomes_a_list() {

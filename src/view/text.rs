@@ -57,6 +57,21 @@ pub fn text(text: &str, summary: Option<Shape>, hint: Option<&Hint>, settings: &
     {
         footer.push(format!("# signal lines: {c}"));
     }
+    // JSON read as text (too dense to hold as a tree, `pipeline::json_candidate`):
+    // the stored document answers jq filters
+    // (validated without building one: a log opening with `[INFO]` is not)
+    let json = from_raw
+        .then(|| text.trim_start().as_bytes().first().copied())
+        .flatten()
+        .filter(|b| matches!(b, b'[' | b'{'))
+        .filter(|_| serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok());
+    if let Some(c) = match json {
+        Some(b'[') => show("--jq '.[0:20]'"),
+        Some(b'{') => show("--jq 'keys'"),
+        _ => None,
+    } {
+        footer.push(format!("# JSON: ask it with jq, e.g. {c}"));
+    }
     if exit != 0 {
         footer.push(format!("exit {exit}"));
     }
@@ -205,5 +220,20 @@ mod tests {
         let r = text(&raw, None, None, &settings(2000));
         assert!(budget::chars(&r.text) <= 2000);
         assert!(r.text.contains("(+29500 chars; tokensieve show feedbeef --lines 2)"), "{}", r.text);
+    }
+
+    #[test]
+    fn json_read_as_text_gets_the_jq_command_a_log_in_brackets_does_not() {
+        let array = format!("[{}1]", "1,".repeat(20_000));
+        let r = text(&array, None, None, &settings(2000));
+        assert!(
+            r.text.contains("# JSON: ask it with jq, e.g. tokensieve show feedbeef --jq '.[0:20]'"),
+            "{}",
+            r.text
+        );
+        let object = format!("{{\"a\":[{}1]}}", "1,".repeat(20_000));
+        assert!(text(&object, None, None, &settings(2000)).text.contains("--jq 'keys'"));
+        let log: String = (0..3000).map(|i| format!("[INFO] step {i}, done\n")).collect();
+        assert!(!text(&log, None, None, &settings(2000)).text.contains("--jq"));
     }
 }

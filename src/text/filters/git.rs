@@ -8,10 +8,13 @@
 //!   past the budget, long runs of added or removed lines keep their first
 //!   and last lines around `… N more added lines (tokensieve show ID
 //!   --lines A:B) …`.
-//! - log: a short log (up to 4,000 chars) passes whole, messages being
-//!   documents; a longer one gets one line per commit (`commit <hash> <date>
-//!   <author>: <subject>`), authors listed once with their e-mail; newest
-//!   commits keep full hashes and their message bodies.
+//! - log: commit messages are documents. A short log (up to 4,000 chars)
+//!   passes whole, and so does a longer one whose messages are written
+//!   prose (up to the budget, like any document). Only a log whose messages
+//!   repeat a template (`Bump X to N`, `Merge pull request #N from ...`:
+//!   most message lines one word away from two others) gets one line per
+//!   commit (`commit <hash> <date> <author>: <subject>`), authors listed
+//!   once with their e-mail; newest commits keep full hashes and bodies.
 //! - push/pull/fetch/clone: progress counters go; transfer totals, ref
 //!   updates, tracking setup, warnings and errors stay.
 
@@ -40,6 +43,14 @@ const BODY_LINES: usize = 3;
 /// A log up to this many chars (the generic path's summary threshold) passes
 /// whole: the agent reads every message as printed.
 const WHOLE_LOG: usize = 4_000;
+/// A longer log is summarised only when at least this share of its message
+/// lines is templated (see `templated_share`).
+const TEMPLATED: f64 = 0.5;
+/// A message line is templated when, one word set aside, this many lines
+/// (itself included) read the same.
+const TEMPLATE_FAMILY: usize = 3;
+/// Words of a message line compared.
+const TEMPLATE_WORDS: usize = 16;
 
 static COMMIT: Lazy<Regex> = Lazy::new(|| Regex::new(r"^commit ([0-9a-f]{7,64})(.*)$").unwrap());
 static GIT_DATE: Lazy<Regex> =
@@ -289,11 +300,52 @@ impl Filter for Log {
         // commit messages are documents: a short log passes whole (quoted
         // as printed, the generic path's threshold); a long one gets one line
         // per commit
-        if text.len() <= WHOLE_LOG {
+        if text.len() <= WHOLE_LOG || templated_share(text) < TEMPLATED {
             return None;
         }
         log(text)
     }
+}
+
+/// The share of a log's message lines (indented by four spaces, not blank)
+/// that belong to a template: set one word aside (numbers and ids reduced
+/// to `#`) and at least `TEMPLATE_FAMILY` lines read the same. Written
+/// messages score low (each line its own); bot and scripted commits high.
+fn templated_share(text: &str) -> f64 {
+    let messages: Vec<Vec<String>> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("    "))
+        .filter(|m| !m.trim().is_empty())
+        // a line's first words decide (bounds the keys of a very long line)
+        .map(|m| m.split_whitespace().take(TEMPLATE_WORDS).map(crate::text::generic::shape).collect())
+        .collect();
+    if messages.is_empty() {
+        return 0.0;
+    }
+    // every line under each of its one-word-masked keys
+    let keys = |words: &[String]| -> Vec<String> {
+        (0..words.len())
+            .map(|i| {
+                let mut k = String::new();
+                for (j, w) in words.iter().enumerate() {
+                    k.push_str(if i == j { "\u{1}" } else { w });
+                    k.push(' ');
+                }
+                k
+            })
+            .collect()
+    };
+    let mut counts: HashMap<String, usize> = HashMap::new();
+    for m in &messages {
+        for k in keys(m) {
+            *counts.entry(k).or_default() += 1;
+        }
+    }
+    let templated = messages
+        .iter()
+        .filter(|m| keys(m).iter().any(|k| counts.get(k).is_some_and(|&n| n >= TEMPLATE_FAMILY)))
+        .count();
+    templated as f64 / messages.len() as f64
 }
 
 struct Commit {
@@ -503,6 +555,49 @@ mod tests {
     fn short_log_passes_whole() {
         let text = "commit 0123456789abcdef0123456789abcdef01234567\nAuthor: A B <a@x>\nDate:   Mon Oct 12 11:54:00 2026 +0000\n\n    Subject one\n";
         assert_eq!(Log.summarize(&inv("git log"), text, &Owned::new(text).src()), None);
+    }
+
+    /// A log of `n` commits whose messages come from `message(k)`.
+    fn log_of(n: usize, message: impl Fn(usize) -> String) -> String {
+        (0..n)
+            .map(|k| {
+                format!(
+                    "commit {k:040x}\nAuthor: A B <a@x>\nDate:   Mon Oct 12 11:54:00 2026 +0000\n\n{}\n",
+                    message(k).lines().map(|l| format!("    {l}\n")).collect::<String>()
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[test]
+    fn a_long_log_of_written_messages_passes_whole() {
+        // every word its own (letters only: numbers are set aside as `#`)
+        let word = |n: usize| -> String {
+            let mut n = n * 7919 + 13;
+            let mut w = String::new();
+            while n > 0 {
+                w.push((b'a' + (n % 26) as u8) as char);
+                n /= 26;
+            }
+            w
+        };
+        let text = log_of(40, |k| {
+            let line = |i: usize| (0..7).map(|j| word(k * 100 + i * 10 + j)).collect::<Vec<_>>().join(" ");
+            format!("{}\n\n{}\n{}", line(0), line(1), line(2))
+        });
+        assert!(text.len() > WHOLE_LOG);
+        assert_eq!(templated_share(&text), 0.0);
+        assert_eq!(Log.summarize(&inv("git log -40"), &text, &Owned::new(&text).src()), None);
+    }
+
+    #[test]
+    fn a_long_log_of_templated_messages_is_summarised() {
+        let text =
+            log_of(40, |k| format!("Bump dep-{k} from 1.{k}.0 to 1.{k}.1\n\nSigned-off-by: bot <bot@x>"));
+        assert!(templated_share(&text) > 0.9);
+        let out = Log.summarize(&inv("git log -40"), &text, &Owned::new(&text).src()).unwrap();
+        assert!(out.starts_with("40 commits\n"), "{out}");
     }
 
     #[test]
