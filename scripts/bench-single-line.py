@@ -47,12 +47,16 @@ def make_inputs(mb):
         "punctuation": lambda: "".join(rnd.choice("=-*#.") for _ in range(n)),
     }
     paths = {}
-    for name, make in cases.items():
-        path = os.path.join(out, f"{name.replace(' ', '-')}-{mb}mb.txt")
-        if not os.path.exists(path):
-            with open(path, "w") as f:
-                f.write(make() + "\n")
-        paths[name] = path
+
+    def write_once(cases):
+        for name, make in cases.items():
+            path = os.path.join(out, f"{name.replace(' ', '-')}-{mb}mb.txt")
+            if not os.path.exists(path):
+                with open(path, "w") as f:
+                    f.write(make() + "\n")
+            paths[name] = path
+
+    write_once(cases)
     # minified JSON: the real 5.8 MB instance-types fixture, repeated to size
     src = json.load(open(os.path.join(root, "fixtures/json/aws/ec2-describe-instance-types-all.json")))
     items = src["InstanceTypes"]
@@ -71,12 +75,7 @@ def make_inputs(mb):
         "JSON small records": lambda: "[" + ",".join(
             '{"a":%d,"b":"x"}' % (i % 7) for i in range(n // 16)) + "]",
     }
-    for name, make in dense.items():
-        path = os.path.join(out, f"{name.replace(' ', '-')}-{mb}mb.txt")
-        if not os.path.exists(path):
-            with open(path, "w") as f:
-                f.write(make() + "\n")
-        paths[name] = path
+    write_once(dense)
     return paths
 
 
