@@ -138,25 +138,10 @@ fn summarize(text: &str) -> Option<String> {
     Some(tidy(&out))
 }
 
-/// Goroutine frames (`func(args)` then `\tpath:line +0x..`): user code only.
+/// Goroutine frames (`func(args)` then `\tpath:line +0x..`): user code only,
+/// the toolchain's frames counted once at the end.
 fn frames(lines: &[&str], start: usize, out: &mut Vec<String>) -> usize {
-    let mut i = start;
-    let mut hidden = 0usize;
-    while i + 1 < lines.len() {
-        let func = lines[i];
-        let Some(c) = FRAME_LOC.captures(lines[i + 1]) else { break };
-        if is_library_path(&c[1]) {
-            hidden += 1;
-        } else {
-            out.push(func.to_string());
-            out.push(lines[i + 1].to_string());
-        }
-        i += 2;
-    }
-    if hidden > 0 {
-        out.push(format!("(… {hidden} runtime/testing frames)"));
-    }
-    i
+    fold_frames(lines, start, |_| true, &FRAME_LOC, ("", false), out)
 }
 
 /// A stack of the race detector's report (`Read at ... by goroutine 8:`,
@@ -164,20 +149,39 @@ fn frames(lines: &[&str], start: usize, out: &mut Vec<String>) -> usize {
 /// of runtime/testing frames (the toolchain's sources) one counted line.
 /// Returns the index after the stack.
 fn race_frames(lines: &[&str], start: usize, out: &mut Vec<String>) -> usize {
-    let mut i = start;
-    let mut hidden = 0usize;
+    fold_frames(lines, start, |l| RACE_FUNC.is_match(l), &RACE_LOC, ("  ", true), out)
+}
+
+/// A Go stack from `start`: pairs of a function line (while `func` takes
+/// it) and a location line (`loc`, its first group the path). User frames
+/// are kept as printed; toolchain frames become `(… N runtime/testing
+/// frames)` indented by `note.0`, after each run of them when `note.1`,
+/// else once at the end. Returns the index after the stack.
+fn fold_frames(
+    lines: &[&str],
+    start: usize,
+    func: impl Fn(&str) -> bool,
+    loc: &Regex,
+    note: (&str, bool),
+    out: &mut Vec<String>,
+) -> usize {
+    let (indent, each_run) = note;
     let flush = |hidden: &mut usize, out: &mut Vec<String>| {
         if *hidden > 0 {
-            out.push(format!("  (… {hidden} runtime/testing frames)"));
+            out.push(format!("{indent}(… {hidden} runtime/testing frames)"));
             *hidden = 0;
         }
     };
-    while i + 1 < lines.len() && RACE_FUNC.is_match(lines[i]) {
-        let Some(c) = RACE_LOC.captures(lines[i + 1]) else { break };
+    let mut i = start;
+    let mut hidden = 0usize;
+    while i + 1 < lines.len() && func(lines[i]) {
+        let Some(c) = loc.captures(lines[i + 1]) else { break };
         if is_library_path(&c[1]) {
             hidden += 1;
         } else {
-            flush(&mut hidden, out);
+            if each_run {
+                flush(&mut hidden, out);
+            }
             out.push(lines[i].to_string());
             out.push(lines[i + 1].to_string());
         }
