@@ -192,6 +192,13 @@ pub fn render_typed(
         return (Some(crate::json::with_status(rendered, hint.map(|h| h.exit_code))), None);
     }
     let Ok(text) = std::str::from_utf8(raw) else { return (None, None) };
+    if crate::handoff::debug() && crate::json::parse::too_dense(raw) {
+        eprintln!(
+            "tokensieve: JSON whose tree would take over {}x its {} bytes: rendered as text",
+            crate::json::parse::MAX_TREE_RATIO,
+            raw.len()
+        );
+    }
     let (rendered, result) = crate::text::render_typed(text, hint, settings);
     (view_if_over_budget(text, rendered, hint, settings), result)
 }
@@ -203,22 +210,9 @@ pub fn render_typed(
 pub fn json_candidate(raw: &[u8], hint: Option<&Hint>, settings: &Settings) -> bool {
     settings.excerpt.is_none()
         && !(hint.is_some() && std::str::from_utf8(raw).is_ok_and(crate::text::json_lines_log))
-        && !dense(raw)
-}
-
-/// A large document whose tree would pass the memory bound
-/// (`json::parse::too_dense`): read as text, whose view shows its start and
-/// the command that prints it all. `TOKENSIEVE_DEBUG=1` says so.
-fn dense(raw: &[u8]) -> bool {
-    let dense = crate::json::parse::too_dense(raw);
-    if dense && crate::handoff::debug() {
-        eprintln!(
-            "tokensieve: JSON whose tree would take over {}x its {} bytes: rendered as text",
-            crate::json::parse::MAX_TREE_RATIO,
-            raw.len()
-        );
-    }
-    dense
+        // a large document whose tree would pass the memory bound: read as
+        // text, whose view shows its start and the jq command that asks it
+        && !crate::json::parse::too_dense(raw)
 }
 
 /// Past the budget, a view instead of the rendering (or of the text that

@@ -322,7 +322,9 @@ pub const MAX_TREE_RATIO: usize = 8;
 /// more than `MAX_TREE_RATIO` times its size (`tree_estimate`): such a
 /// document is read as text rather than held as a tree.
 pub fn too_dense(json: &[u8]) -> bool {
-    json.len() >= DENSE_FROM && tree_estimate(json) > MAX_TREE_RATIO * json.len()
+    // a large text that is not JSON costs one byte's look, not a pass
+    let opens = || json.iter().find(|b| !b.is_ascii_whitespace()).is_some_and(|b| matches!(b, b'[' | b'{'));
+    json.len() >= DENSE_FROM && opens() && tree_estimate(json) > MAX_TREE_RATIO * json.len()
 }
 
 /// Bytes the parsed tree of `json` (JSON text, or anything: the count is
