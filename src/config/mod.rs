@@ -273,7 +273,7 @@ fn user_layer() -> &'static (Option<Layer>, Vec<String>) {
 /// built-in markers, `TOKENSIEVE_AGENT_MARKERS`, the user file's
 /// `agent_markers`. Reads no project file (one cannot turn tokensieve on).
 pub fn agent_marked(get: &dyn Fn(&str) -> Option<std::ffi::OsString>) -> bool {
-    if crate::shim::policy::agent_present(get) {
+    if markers::agent_present(get) {
         return true;
     }
     let set =
