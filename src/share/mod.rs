@@ -268,7 +268,7 @@ fn download(
 /// `sha` (the name it was asked by).
 fn store_checked(raw: &Store, sha: &str, body: &mut dyn std::io::Read, remote: &str) -> Result<()> {
     let mut writer = raw.writer()?;
-    std::io::copy(body, &mut writer)?;
+    std::io::copy(body, &mut writer).with_context(|| format!("cannot download {}", &sha[..store::ID_LEN]))?;
     finish_checked(writer, sha, remote)
 }
 
