@@ -261,7 +261,7 @@ fn show(args: &JsonObject) -> Result<CallToolResult> {
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     // `--grep` finding nothing is exit 1 with no message: an empty answer
     if !out.status.success() && !stderr.trim().is_empty() {
-        let why = stderr.trim().trim_start_matches("tokensieve: ").to_string();
+        let why = stderr.trim().trim_start_matches("tokensieve show: ").trim_start_matches("tokensieve: ").to_string();
         return Ok(CallToolResult::error(vec![ContentBlock::text(why)]));
     }
     Ok(CallToolResult::success(vec![ContentBlock::text(stdout)]))

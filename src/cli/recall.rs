@@ -2,8 +2,6 @@
 //! [--cwd] [--limit N] [--json]`: past captures found by their typed result,
 //! newest first, through the history's indexes (`history::recall`).
 
-use std::ffi::OsString;
-use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::{Result, bail};
@@ -58,27 +56,27 @@ pub(crate) fn query(opts: &Options, since: Option<&str>) -> Result<Query> {
     })
 }
 
-pub(crate) fn run(positional: &[OsString], q: &Query, json: bool, global: &Global) -> Result<ExitCode> {
-    if let Some(extra) = positional.first() {
-        bail!("unexpected argument '{}'", extra.to_string_lossy());
-    }
+pub(crate) fn run(a: super::args::RecallArgs, global: &Global) -> Result<ExitCode> {
+    let opts = Options {
+        status: a.status.map(|s| format!("{s:?}").to_lowercase()),
+        tool: a.tool,
+        file: a.file,
+        cwd: a.cwd,
+        limit: Some(a.limit.to_string()),
+    };
+    let q = query(&opts, a.since.as_deref())?;
     let home = store::home();
-    let found = match super::gain::read_history(&home, |conn| history::recall(conn, q))? {
+    let found = match super::gain::read_history(&home, |conn| history::recall(conn, &q))? {
         Ok(f) => f,
         Err(code) => return Ok(code),
     };
-    let text = if json || global.settings.format == Format::Json {
-        format!("{}\n", serde_json::to_string_pretty(&to_json(&found))?)
-    } else if global.settings.format == Format::Yaml {
-        crate::typed::to_yaml(&to_json(&found))
-    } else {
-        render_text(&found, q.file.as_deref())
+    let format = if a.json { Format::Json } else { a.format.unwrap_or(global.settings.format) };
+    let text = match format {
+        Format::Json => format!("{}\n", serde_json::to_string_pretty(&to_json(&found))?),
+        Format::Yaml => crate::typed::to_yaml(&to_json(&found)),
+        Format::Text => render_text(&found, q.file.as_deref()),
     };
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
-        other => other?,
-    }
+    super::out::text(&text)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -103,35 +101,54 @@ pub fn to_json(found: &[Recalled]) -> Value {
     )
 }
 
-/// One line per capture (id, time, status, command, counts, findings), and
-/// with `--file` the findings on that file under it.
+/// Command names longer than this are clipped (the table fits 100 columns).
+const MAX_COMMAND_WIDTH: usize = 32;
+
+/// A table with a header, one row per capture (id, time, status, command,
+/// findings, counts), and with `--file` the findings on that file under it.
 pub fn render_text(found: &[Recalled], file: Option<&str>) -> String {
     if found.is_empty() {
         return "no captures match\n".into();
     }
-    let mut out = String::new();
-    for r in found {
-        let command =
-            if r.subcommand.is_empty() { r.tool.clone() } else { format!("{} {}", r.tool, r.subcommand) };
-        let time = crate::json::deduper::iso_utc(r.ts_ms.max(0) as u64);
-        let findings = r.result.as_ref().and_then(|v| v["findings"].as_array());
-        let counts = r
-            .result
-            .as_ref()
-            .and_then(|v| v["counts"].as_object())
-            .filter(|c| !c.is_empty())
-            .map(|c| {
-                format!(" ({})", c.iter().map(|(k, n)| format!("{n} {k}")).collect::<Vec<_>>().join(", "))
-            })
-            .unwrap_or_default();
-        out.push_str(&format!(
-            "{}  {}  {:<6}  {command}{counts}  {} findings\n",
-            r.object_id.as_deref().unwrap_or("-"),
-            time,
-            r.status,
-            findings.map_or(0, Vec::len)
-        ));
+    let rows: Vec<[String; 6]> = found
+        .iter()
+        .map(|r| {
+            let command =
+                if r.subcommand.is_empty() { r.tool.clone() } else { format!("{} {}", r.tool, r.subcommand) };
+            let findings = r.result.as_ref().and_then(|v| v["findings"].as_array()).map_or(0, Vec::len);
+            let counts = r
+                .result
+                .as_ref()
+                .and_then(|v| v["counts"].as_object())
+                .map(|c| c.iter().map(|(k, n)| format!("{n} {k}")).collect::<Vec<_>>().join(", "))
+                .unwrap_or_default();
+            [
+                r.object_id.clone().unwrap_or_else(|| "-".into()),
+                crate::json::deduper::iso_utc(r.ts_ms.max(0) as u64),
+                r.status.clone(),
+                super::out::clip(&command, MAX_COMMAND_WIDTH),
+                findings.to_string(),
+                counts,
+            ]
+        })
+        .collect();
+    let header = ["id", "time", "status", "command", "findings", "counts"];
+    let widths: Vec<usize> = (0..5)
+        .map(|i| rows.iter().map(|r| r[i].chars().count()).chain([header[i].len()]).max().unwrap_or(0))
+        .collect();
+    let line = |cells: [&str; 6]| {
+        let (w0, w1, w2, w3, w4) = (widths[0], widths[1], widths[2], widths[3], widths[4]);
+        let row = format!(
+            "{:<w0$}  {:<w1$}  {:<w2$}  {:<w3$}  {:>w4$}  {}",
+            cells[0], cells[1], cells[2], cells[3], cells[4], cells[5]
+        );
+        format!("{}\n", row.trim_end())
+    };
+    let mut out = line(header);
+    for (r, cells) in found.iter().zip(&rows) {
+        out.push_str(&line([&cells[0], &cells[1], &cells[2], &cells[3], &cells[4], &cells[5]]));
         let Some(file) = file else { continue };
+        let findings = r.result.as_ref().and_then(|v| v["findings"].as_array());
         for f in findings.into_iter().flatten() {
             if f["path"].as_str().is_some_and(|p| history::path_matches(p, file)) {
                 let at = match f["line"].as_u64() {
