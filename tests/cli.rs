@@ -119,7 +119,7 @@ fn surface() -> BTreeMap<String, BTreeSet<String>> {
                 continue;
             }
             if in_commands {
-                match line.trim_start().split_whitespace().next() {
+                match line.split_whitespace().next() {
                     Some(name) if line.starts_with("  ") && name != "help" => {
                         todo.push(format!("{path} {name}").trim().to_owned())
                     }
@@ -133,7 +133,8 @@ fn surface() -> BTreeMap<String, BTreeSet<String>> {
             if let Some(flag) = t.strip_prefix("--")
                 && line.starts_with("  ")
             {
-                let name: String = flag.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-').collect();
+                let name: String =
+                    flag.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-').collect();
                 if !matches!(name.as_str(), "help" | "version") {
                     flags.insert(format!("--{name}"));
                 }
@@ -178,7 +179,8 @@ const READS_WITHOUT_ARGUMENTS: &[&str] = &[
     "session compact",
 ];
 /// ... and those that write or serve (left out of the no-argument case).
-const WRITES_WITHOUT_ARGUMENTS: &[&str] = &["", "install", "uninstall", "trust", "mcp", "objects push", "objects pull"];
+const WRITES_WITHOUT_ARGUMENTS: &[&str] =
+    &["", "install", "uninstall", "trust", "mcp", "objects push", "objects pull"];
 
 /// A stdout whose reader is gone before the first write.
 fn closed_stdout() -> Stdio {
@@ -200,9 +202,8 @@ fn every_subcommand_answers_help_and_bad_usage_without_side_effects() {
     let mut runs = 0;
     for (path, flags) in &surface {
         let words: Vec<&str> = path.split_whitespace().collect();
-        let with = |extra: &[&str]| -> Vec<String> {
-            words.iter().chain(extra).map(|s| s.to_string()).collect()
-        };
+        let with =
+            |extra: &[&str]| -> Vec<String> { words.iter().chain(extra).map(|s| s.to_string()).collect() };
         let mut help_cases = vec![with(&["--help"]), with(&["-h"])];
         if !path.is_empty() {
             help_cases.push(["help"].iter().chain(&words).map(|s| s.to_string()).collect());
@@ -330,7 +331,10 @@ fn broken_pipe_ends_quietly_with_status_0() {
     assert_no_panic(&out, "filter mode");
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let sb = common::Sandbox::new();
-    let tool = sb.shimmed("chatty", "#!/bin/sh\ni=0\nwhile [ $i -lt 2000 ]; do echo \"{\\\"n\\\": $i}\"; i=$((i+1)); done\n");
+    let tool = sb.shimmed(
+        "chatty",
+        "#!/bin/sh\ni=0\nwhile [ $i -lt 2000 ]; do echo \"{\\\"n\\\": $i}\"; i=$((i+1)); done\n",
+    );
     for mut c in [sb.cmd(&tool), sb.agent(&tool)] {
         let out = c.stdout(closed_stdout()).output().unwrap();
         assert_no_panic(&out, "shim");
@@ -377,7 +381,8 @@ fn subcommands_have_their_own_help_and_refuse_bad_usage() {
     }
     assert_usage_error(&env.run(&["doctor", "--bogus"]), "doctor --bogus");
     assert_usage_error(&env.run(&["doctor", "extra"]), "doctor extra");
-    let err = assert_usage_error(&env.run(&["inspect", "--stage", "dedup", "/nonexistent", "extra"]), "inspect");
+    let err =
+        assert_usage_error(&env.run(&["inspect", "--stage", "dedup", "/nonexistent", "extra"]), "inspect");
     assert!(err.contains("'extra'"), "{err}");
     let err = assert_usage_error(&env.run(&["gian"]), "gian");
     assert!(err.contains("unknown command 'gian'") && err.contains("'gain'"), "{err}");
@@ -400,7 +405,8 @@ fn stored_json(env: &Env, n: usize) -> (String, String) {
     let items: Vec<serde_json::Value> =
         (0..n).map(|i| serde_json::json!({"Name": format!("item-{i}"), "State": "running"})).collect();
     let raw = format!("{}\n", serde_json::to_string_pretty(&items).unwrap());
-    let out = common::output_with_stdin(&mut env.cmd(&["--cmd", "aws ec2 describe-instances"]), raw.as_bytes());
+    let out =
+        common::output_with_stdin(&mut env.cmd(&["--cmd", "aws ec2 describe-instances"]), raw.as_bytes());
     let id = common::receipt_raw_id(&out.stderr).expect("stored");
     (id, raw)
 }
@@ -431,7 +437,10 @@ fn show_lines_past_the_end_says_so() {
     let out = env.run(&["show", &id, "--lines", "500:600"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty());
-    assert_eq!(text(&out.stderr), format!("tokensieve show: --lines 500:600: the output has {total} lines\n"));
+    assert_eq!(
+        text(&out.stderr),
+        format!("tokensieve show: --lines 500:600: the output has {total} lines\n")
+    );
     // The last line itself is still there.
     let last = format!("{total}:600");
     assert_eq!(text(&env.run(&["show", &id, "--lines", &last]).stdout), "]\n");
@@ -498,7 +507,11 @@ fn init_opencode_uninstall_leaves_no_empty_config() {
     assert!(home.join(".config").exists());
     let out = env.run(&["init", "opencode", "--uninstall"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(!home.join(".config").exists(), "left: {:?}", fs::read_dir(home.join(".config")).map(|d| d.count()));
+    assert!(
+        !home.join(".config").exists(),
+        "left: {:?}",
+        fs::read_dir(home.join(".config")).map(|d| d.count())
+    );
     // A ~/.config that holds something else stays.
     fs::create_dir_all(home.join(".config/other")).unwrap();
     assert!(env.run(&["init", "opencode"]).status.success());
@@ -677,6 +690,8 @@ fn docs_name_exactly_what_help_lists() {
         while i < words.len() {
             let candidate = format!("{path} {}", words[i]).trim().to_owned();
             if surface.contains_key(&candidate) {
+                // A group (`objects`) is named by its subcommands' lines too.
+                named.entry(candidate.clone()).or_default();
                 path = candidate;
                 i += 1;
             } else {
@@ -696,23 +711,34 @@ fn docs_name_exactly_what_help_lists() {
             if w == "--" {
                 break;
             }
-            let Some(flag) = w.strip_prefix("--").map(|f| format!("--{}", f.split('=').next().unwrap_or(""))) else {
+            let w = w.trim_start_matches('[').trim_end_matches(']');
+            let Some(flag) =
+                w.strip_prefix("--").map(|f| format!("--{}", f.split(['=', '|']).next().unwrap_or("")))
+            else {
                 continue;
             };
-            let known = surface[&path].contains(&flag) || (path.is_empty() && flag == "--version");
+            let known = surface[&path].contains(&flag) || ["--help", "--version"].contains(&flag.as_str());
             if !known {
-                wrong.push(format!("{file}: `tokensieve {}`: '{flag}' is not an option of it", words.join(" ")));
+                wrong.push(format!(
+                    "{file}: `tokensieve {}`: '{flag}' is not an option of it",
+                    words.join(" ")
+                ));
             }
             flags.insert(flag);
         }
     }
+    // An option the top level shares (--color everywhere; --tokenizer,
+    // --aggressive, --format where output is delivered) is named once there.
+    let top_documented: BTreeSet<String> = named.get("").cloned().unwrap_or_default();
     for (path, flags) in &surface {
         let Some(doc) = named.get(path) else {
             wrong.push(format!("no `tokensieve {path}` in README.md or docs/"));
             continue;
         };
         for f in flags.difference(doc) {
-            wrong.push(format!("`tokensieve {path} {f}` is in --help but not in README.md or docs/"));
+            if !(surface[""].contains(f) && top_documented.contains(f)) {
+                wrong.push(format!("`tokensieve {path} {f}` is in --help but not in README.md or docs/"));
+            }
         }
     }
     assert!(wrong.is_empty(), "{} mismatches:\n{}", wrong.len(), wrong.join("\n"));
@@ -723,10 +749,12 @@ fn docs_name_exactly_what_help_lists() {
 #[test]
 fn filter_mode_reads_stdin_and_dash() {
     let env = Env::new();
-    let mut c = env.cmd(&["-"]);
-    let out = common::output_with_stdin(&mut c, b"{\"a\": 1}\n");
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    assert_eq!(text(&out.stdout), "{\"a\": 1}\n");
+    let plain = common::output_with_stdin(&mut env.cmd(&[]), b"{\"a\": 1}\n");
+    let dash = common::output_with_stdin(&mut env.cmd(&["-"]), b"{\"a\": 1}\n");
+    assert!(dash.status.success(), "{}", text(&dash.stderr));
+    assert!(!dash.stdout.is_empty());
+    assert_eq!(dash.stdout, plain.stdout);
+    assert!(!text(&plain.stderr).contains("reading the output"), "not a terminal: {}", text(&plain.stderr));
     let mut c = env.cmd(&["decode", "-"]);
     let out = common::output_with_stdin(&mut c, b"{\"a\": 1}\n");
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -734,4 +762,28 @@ fn filter_mode_reads_stdin_and_dash() {
     script.write_all(b"[1, 2]\n").unwrap();
     let out = env.run(&[&env.dir.path().join("in.json").to_string_lossy()]);
     assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
+/// Issue 24: the history recorded `g++` as `?` and `flake8` as `flake`, so
+/// `recall --tool g++` (or `flake8`) found nothing.
+#[test]
+fn recall_finds_g_plus_plus_and_flake8_by_their_names() {
+    let env = Env::new();
+    let gcc =
+        fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/text/make-gcc-error.txt")).unwrap();
+    let flake = b"src/a.py:1:1: F401 'os' imported but unused\nsrc/a.py:3:80: E501 line too long (91 > 79 characters)\n";
+    for (cmd, raw) in [("g++ -O2 -c shapes.cpp", &gcc[..]), ("flake8 src", &flake[..])] {
+        let out = common::output_with_stdin(&mut env.cmd(&["--cmd", cmd, "--exit", "1"]), raw);
+        assert!(out.status.success(), "{cmd}: {}", text(&out.stderr));
+    }
+    for tool in ["g++", "flake8"] {
+        let out = env.run(&["recall", "--tool", tool, "--json"]);
+        let found: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(found.as_array().map(Vec::len), Some(1), "recall --tool {tool}: {found}");
+        assert_eq!(found[0]["tool"], tool);
+    }
+    let gain: serde_json::Value = serde_json::from_slice(&env.run(&["gain", "--json"]).stdout).unwrap();
+    let tools: Vec<&str> =
+        gain["by_command"].as_array().unwrap().iter().filter_map(|r| r["tool"].as_str()).collect();
+    assert!(tools.contains(&"g++") && tools.contains(&"flake8") && !tools.contains(&"?"), "{tools:?}");
 }

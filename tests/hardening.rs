@@ -251,8 +251,9 @@ fn show_with_a_bad_grep_pattern_says_so_in_one_line() {
 
 #[test]
 fn decode_with_extra_arguments_is_an_error() {
+    // decode takes one FILE (or stdin): a second word is refused by name.
     let out = run(&["decode", "extra", "junk"], b"{\"a\":1}");
-    assert!(assert_one_line_error(&out, "decode extra").contains("'extra'"));
+    assert!(assert_one_line_error(&out, "decode extra junk").contains("'junk'"));
     assert!(out.stdout.is_empty());
 }
 

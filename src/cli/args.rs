@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::auditor::Encoding;
-use crate::typed::Format;
+use crate::settings::Format;
 
 const ABOUT: &str = "Compact, lossless-on-demand views of CLI output for AI agents";
 
@@ -267,7 +267,7 @@ pub(crate) struct RecallArgs {
     #[arg(long)]
     pub cwd: bool,
     /// At most N captures
-    #[arg(long, value_name = "N", default_value_t = super::recall::DEFAULT_LIMIT)]
+    #[arg(long, value_name = "N", default_value_t = crate::history::query::DEFAULT_LIMIT)]
     pub limit: usize,
     /// Machine-readable list
     #[arg(long)]

@@ -20,11 +20,11 @@ use serde_json::json;
 use super::out::group;
 use super::progress::{Progress, Unit};
 use crate::auditor::{self, ReceiptForm, Shape};
+use crate::command::Invocation;
 use crate::handoff;
 use crate::history;
-use crate::pipeline::{Hint, Settings};
+use crate::settings::{Hint, Settings};
 use crate::store::{self, Store};
-use crate::text::Invocation;
 use crate::transcript::{self, Line, Reader, compact, events, spans};
 
 struct Args {
@@ -34,7 +34,7 @@ struct Args {
 }
 
 pub(crate) fn run(a: super::args::DiscoverArgs) -> Result<ExitCode> {
-    let since = a.since.as_deref().map(super::gain::parse_since).transpose()?.flatten();
+    let since = a.since.as_deref().map(crate::history::query::parse_since).transpose()?.flatten();
     let args = Args { since, json: a.json, paths: a.paths };
     let mut settings = super::settings();
     // What an agent would have read: the short receipt, unless asked otherwise.

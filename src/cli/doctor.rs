@@ -56,7 +56,8 @@ fn examine(home: PathBuf) -> Report {
     let target = bin.join("tokensieve");
     let mut r = Report { home: home.clone(), ..Report::default() };
     if FileId::of(&target).is_none() {
-        r.problems.push((String::new(), format!("no tokensieve binary at {} (run install.sh)", target.display())));
+        r.problems
+            .push((String::new(), format!("no tokensieve binary at {} (run install.sh)", target.display())));
     }
     let path = std::env::var_os("PATH").unwrap_or_default();
     let bin_id = FileId::of(&bin);
@@ -78,10 +79,15 @@ fn examine(home: PathBuf) -> Report {
         let first = resolve::find(tool, Some(&path), &[]);
         let real = resolve::find(tool, Some(&path), &skip);
         match &real {
-            None => r.problems.push((tool.clone(), format!("{tool}: real '{tool}' not found on PATH (calls exit 127)"))),
+            None => r
+                .problems
+                .push((tool.clone(), format!("{tool}: real '{tool}' not found on PATH (calls exit 127)"))),
             Some(real) if is_tokensieve(real) => r.problems.push((
                 tool.clone(),
-                format!("{tool}: resolves to {}, another tokensieve binary (two installations)", real.display()),
+                format!(
+                    "{tool}: resolves to {}, another tokensieve binary (two installations)",
+                    real.display()
+                ),
             )),
             Some(_) => {}
         }

@@ -75,10 +75,7 @@ pub(crate) fn install(tools: Vec<String>) -> Result<ExitCode> {
             .map(|t| t.to_string())
             .collect();
         if found.is_empty() {
-            outln!(
-                "none of {} is on PATH; name tools: tokensieve install TOOL...",
-                DEFAULT_TOOLS.join(" ")
-            )?;
+            outln!("none of {} is on PATH; name tools: tokensieve install TOOL...", DEFAULT_TOOLS.join(" "))?;
         }
         found
     } else {
@@ -187,11 +184,11 @@ pub(crate) fn uninstall(tools: Vec<String>) -> Result<ExitCode> {
             let name = tool.as_str();
             let link = home_path.join("bin").join(&tool);
             match &bin {
-                Some((_, bin)) if bin.stat(&name).is_ok() => {
+                Some((_, bin)) if bin.stat(name).is_ok() => {
                     if !is_shim(&link, &target) {
                         bail!("{} is not a tokensieve shim; left alone", link.display());
                     }
-                    bin.remove(&name).with_context(|| format!("cannot remove {}", link.display()))?;
+                    bin.remove(name).with_context(|| format!("cannot remove {}", link.display()))?;
                     outln!("removed the {name} shim")?;
                 }
                 _ => outln!("{name} is not shimmed")?,

@@ -1,6 +1,9 @@
-//! The `tokensieve` command line: argument parsing and dispatch. Each
-//! subcommand lives in its own file; parsing never does work.
+//! The `tokensieve` command line: clap definitions (`args`), dispatch, and
+//! one file per subcommand; parsing never does work. Usage errors, help,
+//! completions and the man page: `usage`; what the subcommands print:
+//! `out`; progress bars: `progress`.
 
+mod args;
 mod discover;
 mod doctor;
 mod fetch;
@@ -12,20 +15,13 @@ mod init;
 mod inspect;
 mod install;
 mod objects;
+mod out;
+mod progress;
 mod recall;
-// The MCP server answers `recall` with the command's own query and renderings.
-#[cfg(feature = "mcp")]
-pub(crate) use recall::{
-    Options as RecallOptions, query as recall_query, render_text as recall_text, to_json as recall_json,
-};
 mod run;
 mod session;
 mod settings;
 mod show;
-
-mod args;
-mod out;
-mod progress;
 mod usage;
 
 use std::ffi::OsString;
@@ -36,7 +32,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::Parser;
 
-use crate::pipeline::{Dedup, Settings};
+use crate::settings::{Dedup, Settings};
 use args::{Cli, Command, PipelineArgs};
 
 /// What the commands that deliver output share: the settings, and in filter
@@ -93,7 +89,13 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
 fn dispatch(cli: Cli) -> Result<ExitCode> {
     let Some(command) = cli.command else { return filter_mode(cli) };
     if cli.file.is_some() || cli.cmd.is_some() || cli.exit.is_some() {
-        let what = if cli.file.is_some() { "a FILE" } else if cli.cmd.is_some() { "--cmd" } else { "--exit" };
+        let what = if cli.file.is_some() {
+            "a FILE"
+        } else if cli.cmd.is_some() {
+            "--cmd"
+        } else {
+            "--exit"
+        };
         anyhow::bail!(
             "{what} goes with filter mode (tokensieve [--cmd CMD --exit N] [FILE]), not with '{}'",
             command.name()
@@ -172,9 +174,8 @@ fn filter_mode(cli: Cli) -> Result<ExitCode> {
     filter::run(file.as_ref(), &global)
 }
 
-/// The settings from the environment and the settings files
-/// (`crate::config`), their warnings printed once (the shim uses them too).
+/// The settings from the environment and the settings files, their
+/// warnings printed once (`crate::config::settings`).
 pub(crate) fn settings() -> Settings {
-    crate::config::warn();
-    crate::config::get().settings()
+    crate::config::settings()
 }

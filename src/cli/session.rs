@@ -14,7 +14,8 @@ use super::progress::{Counting, Progress, Unit, stdin_len};
 
 use crate::auditor::{ReceiptForm, Shape};
 use crate::handoff;
-use crate::pipeline::{self, Hint, Rendered, Settings};
+use crate::pipeline;
+use crate::settings::{Hint, Rendered, Settings};
 use crate::store::{self, Store};
 use crate::transcript::compact::{Options, Session, ToolOutput};
 use crate::transcript::{Line, Reader, numbered, strip};
@@ -41,9 +42,9 @@ pub(crate) fn run(args: SessionArgs) -> Result<ExitCode> {
     // The statistics file is opened before the work, so a path that cannot
     // be written fails before the transcript is (it is written once).
     let stats_file = match &a.stats_json {
-        Some(path) => Some(
-            std::fs::File::create(path).with_context(|| format!("cannot write '{}'", path.display()))?,
-        ),
+        Some(path) => {
+            Some(std::fs::File::create(path).with_context(|| format!("cannot write '{}'", path.display()))?)
+        }
         None => None,
     };
     let mut settings = super::settings();

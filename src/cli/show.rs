@@ -12,8 +12,9 @@ use anyhow::{Context, Result, bail};
 use regex::bytes::Regex;
 
 use super::Global;
+use crate::settings::Format;
 use crate::store::{self, Lookup, Store};
-use crate::typed::{self, Format};
+use crate::typed;
 use crate::{handoff, history, jq, share};
 
 /// A 1-based inclusive line range; `end: None` runs to the last line.
@@ -253,7 +254,7 @@ fn query(raw: &[u8], filter: &str, slurp: bool, global: &Global) -> Result<ExitC
 /// `--summary`: the typed result stored with the call (it outlives an
 /// evicted raw output), as text or, with `--format json|yaml`, as stored.
 fn summary(home: &std::path::Path, id: &str, format: Format) -> Result<ExitCode> {
-    let Some(v) = typed::stored(home, id).context("cannot read the history")? else {
+    let Some(v) = crate::history::result_of(home, id).context("cannot read the history")? else {
         eprintln!(
             "tokensieve show: no typed result is stored for {id} (calls recorded before results were kept have none)"
         );

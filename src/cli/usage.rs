@@ -25,8 +25,7 @@ pub(crate) fn clap_error(e: clap::Error, args: &[OsString]) -> ExitCode {
     let root = Cli::command();
     let (path, cmd) = subcommand_path(&root, args);
     let line = if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
-        let subs: Vec<&str> =
-            cmd.get_subcommands().map(|c| c.get_name()).filter(|n| *n != "help").collect();
+        let subs: Vec<&str> = cmd.get_subcommands().map(|c| c.get_name()).filter(|n| *n != "help").collect();
         format!("missing subcommand ({}); try '{path} --help'", subs.join(", "))
     } else {
         one_line(&e.render().to_string(), &path)
@@ -131,6 +130,12 @@ fn distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
+/// Text for a roff paragraph: backslashes and a leading dot or quote escaped.
+fn roff_text(s: &str) -> String {
+    let s = s.replace('\\', "\\e").replace('-', "\\-");
+    if s.starts_with(['.', '\'']) { format!("\\&{s}") } else { s }
+}
+
 /// `tokensieve completions SHELL`: the script on stdout.
 pub(crate) fn completions(shell: clap_complete::Shell) -> io::Result<()> {
     let mut cmd = Cli::command();
@@ -152,16 +157,23 @@ pub(crate) fn man() -> io::Result<()> {
     page.render_description_section(&mut buf)?;
     page.render_options_section(&mut buf)?;
     page.render_subcommands_section(&mut buf)?;
-    // Each subcommand's own options, under its name.
-    for sub in cmd.get_subcommands() {
-        let sub = sub.clone();
-        if sub.get_arguments().any(|a| !a.is_hide_set()) {
-            writeln!(buf, ".SH \"{}\"", sub.get_name().to_uppercase())?;
+    // Each subcommand's own options, under its name (one page for all).
+    let mut todo: Vec<(String, &clap::Command)> =
+        cmd.get_subcommands().map(|s| (s.get_name().to_owned(), s)).collect();
+    while !todo.is_empty() {
+        let (name, sub) = todo.remove(0);
+        let nested: Vec<(String, &clap::Command)> =
+            sub.get_subcommands().map(|s| (format!("{name} {}", s.get_name()), s)).collect();
+        todo.splice(0..0, nested);
+        if sub.get_arguments().any(|a| !a.is_hide_set() && a.get_long() != Some("help")) {
+            let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
+            writeln!(buf, ".SH \"TOKENSIEVE {}\"\n{}", name.to_uppercase(), roff_text(&about))?;
             let mut section = Vec::new();
-            clap_mangen::Man::new(sub).render_options_section(&mut section)?;
-            // (the options section opens with its own .SH OPTIONS line)
+            clap_mangen::Man::new(sub.clone()).render_options_section(&mut section)?;
+            // (the section opens with its own heading: the options follow it)
             let section = String::from_utf8_lossy(&section);
-            buf.extend(section.lines().skip(1).flat_map(|l| [l.as_bytes(), b"\n"]).flatten());
+            let options = section.split_once(".SH OPTIONS\n").map_or("", |(_, o)| o);
+            buf.extend_from_slice(options.as_bytes());
         }
     }
     page.render_version_section(&mut buf)?;
