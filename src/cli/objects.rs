@@ -8,6 +8,7 @@ use anyhow::Result;
 
 use super::args::{ObjectsArgs, ObjectsVerb};
 use super::out::outln;
+use super::progress::Spinner;
 use crate::share::{self, Backend};
 use crate::store::{self, Store};
 
@@ -24,7 +25,9 @@ pub(crate) fn run(args: ObjectsArgs) -> Result<ExitCode> {
     let remote = share::resolve_remote(&git, remote)?;
     match verb {
         "push" => {
+            let spinner = Spinner::start("pushing raw outputs");
             let r = share::push(&git, &remote, backend, &raw, &home)?;
+            drop(spinner);
             outln!(
                 "pushed {} raw output(s) to {remote} ({}: {} sent, {} already there); {} manifest(s) in {} ({} new or updated)",
                 r.objects,
@@ -38,7 +41,9 @@ pub(crate) fn run(args: ObjectsArgs) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         _ => {
+            let spinner = Spinner::start("pulling raw outputs");
             let r = share::pull(&git, &remote, backend, &raw)?;
+            drop(spinner);
             for f in &r.failures {
                 super::usage::error_line("tokensieve objects pull", f);
             }

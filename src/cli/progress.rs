@@ -1,12 +1,13 @@
 //! A progress bar on stderr (indicatif) for work that can take a while
 //! (`discover` over many session files, `session compact` on a large
-//! transcript): drawn only when stderr is a terminal, and only once the work
-//! has run for more than a second, so quick runs, pipes and logs see nothing.
+//! transcript, a spinner for `objects push|pull`): drawn only when stderr is
+//! a terminal, and only once the work has run for more than a second, so
+//! quick runs, pipes and logs see nothing.
 
 use std::io::{self, IsTerminal, Read};
 use std::time::{Duration, Instant};
 
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// How long work runs before a bar appears.
 const QUIET_FOR: Duration = Duration::from_secs(1);
@@ -74,6 +75,40 @@ impl Progress {
 impl Drop for Progress {
     fn drop(&mut self) {
         self.finish();
+    }
+}
+
+/// For work that counts nothing we can see (`objects push|pull`: inside git
+/// and the LFS client): a spinner with the time spent, from the first
+/// second on, on a terminal only. Cleared when dropped.
+pub(crate) struct Spinner {
+    bar: ProgressBar,
+}
+
+impl Spinner {
+    pub fn start(label: &'static str) -> Spinner {
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
+        if io::stderr().is_terminal() {
+            let later = bar.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(QUIET_FOR);
+                if !later.is_finished() {
+                    if let Ok(style) = ProgressStyle::with_template("{msg} {spinner} {elapsed}") {
+                        later.set_style(style);
+                    }
+                    later.set_message(label);
+                    later.set_draw_target(ProgressDrawTarget::stderr());
+                    later.enable_steady_tick(Duration::from_millis(120));
+                }
+            });
+        }
+        Spinner { bar }
+    }
+}
+
+impl Drop for Spinner {
+    fn drop(&mut self) {
+        self.bar.finish_and_clear();
     }
 }
 
