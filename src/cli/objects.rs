@@ -47,6 +47,9 @@ pub(crate) fn run(args: ObjectsArgs) -> Result<ExitCode> {
             for f in &r.failures {
                 super::usage::error_line("tokensieve objects pull", f);
             }
+            for n in &r.notes {
+                super::usage::error_line("tokensieve objects pull: note", n);
+            }
             outln!(
                 "pulled {} raw output(s) from {remote}: {} fetched, {} already here{}",
                 r.listed,

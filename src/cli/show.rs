@@ -170,7 +170,7 @@ pub(crate) fn run(args: &Args, global: &Global) -> Result<ExitCode> {
         }
     };
     if args.path {
-        println!("{}", path.display());
+        super::out::outln!("{}", path.display())?;
         return Ok(ExitCode::SUCCESS);
     }
     let raw = raw_store.read(&hex).with_context(|| format!("cannot read {}", path.display()))?;
@@ -277,7 +277,7 @@ fn evicted(id: &str, raw_store: &Store) -> ExitCode {
     eprintln!(
         "tokensieve show: raw output {id} was evicted from the store (oldest first, to stay under its {} byte cap; \
          TOKENSIEVE_STORE_MAX_BYTES raises it); re-run the command to see it again",
-        raw_store.max_bytes()
+        raw_store.eviction(id).flatten().unwrap_or(raw_store.max_bytes())
     );
     ExitCode::from(1)
 }
