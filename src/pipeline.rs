@@ -89,7 +89,7 @@ pub fn json_candidate(raw: &[u8], hint: Option<&Hint>, settings: &Settings) -> b
 }
 
 /// Past the budget, a view instead of the rendering (or of the text that
-/// would pass as it is).
+/// would pass as it is), under the guard like any rendering.
 fn view_if_over_budget(
     text: &str,
     rendered: Option<Rendered>,
@@ -102,15 +102,44 @@ fn view_if_over_budget(
         Some(r) if !budget::fits(&r.text, settings.budget) => {
             // A tool-aware summary keeps its facts in its own lines: view
             // those; the generic one is the raw output folded, view the raw.
-            let summary = matches!(&r.shape, Shape::Text(name) if name != "generic").then_some(r.shape);
-            match summary {
-                Some(shape) => Some(crate::view::text(&r.text, Some(shape), hint, settings)),
-                None => Some(crate::view::text(text, None, hint, settings)),
-            }
+            let summary = matches!(&r.shape, Shape::Text(name) if name != "generic").then(|| r.shape.clone());
+            let of_summary = summary.is_some();
+            let view = match summary {
+                Some(shape) => crate::view::text(&r.text, Some(shape), hint, settings),
+                None => crate::view::text(text, None, hint, settings),
+            };
+            checked_view(text, view, of_summary, Some(r), hint, settings)
         }
-        None if !budget::fits(text, settings.budget) => Some(crate::view::text(text, None, hint, settings)),
+        None if !budget::fits(text, settings.budget) => {
+            checked_view(text, crate::view::text(text, None, hint, settings), false, None, hint, settings)
+        }
         other => other,
     }
+}
+
+/// The guard's last word over a view (`text::check_rendering`): a view of
+/// a summary that lost signal lines gives way to the raw output's view
+/// (which counts what it cannot show), and one that still fails to
+/// `checked`, the rendering the guard passed (`None`: the raw bytes).
+fn checked_view(
+    text: &str,
+    view: Rendered,
+    of_summary: bool,
+    checked: Option<Rendered>,
+    hint: Option<&Hint>,
+    settings: &Settings,
+) -> Option<Rendered> {
+    let Err(why) = crate::text::check_rendering(text, &view.text, settings) else { return Some(view) };
+    if of_summary {
+        let raw_view = crate::view::text(text, None, hint, settings);
+        if crate::text::check_rendering(text, &raw_view.text, settings).is_ok() {
+            return Some(raw_view);
+        }
+    }
+    if crate::debug::enabled() {
+        eprintln!("tokensieve: the view {why}; delivering the checked rendering");
+    }
+    checked
 }
 
 /// NUL bytes or invalid UTF-8 mean binary: never touched.
