@@ -19,23 +19,26 @@ pub fn render_typed(
     hint: Option<&Hint>,
     settings: &Settings,
 ) -> (Option<Rendered>, Option<TypedResult>) {
-    if raw.is_empty() || is_binary(raw) {
-        return (None, None);
-    }
-    if json_candidate(raw, hint, settings)
-        && let Some(value) = crate::json::parse(raw)
-    {
-        let rendered = render_json(value, crate::json::Source::Bytes(raw), settings);
-        return (Some(crate::json::with_status(rendered, hint.map(|h| h.exit_code))), None);
-    }
-    let Ok(text) = std::str::from_utf8(raw) else { return (None, None) };
-    if crate::debug::enabled() && crate::json::parse::too_dense(raw) {
-        eprintln!(
-            "tokensieve: JSON whose tree would take over {}x its {} bytes: rendered as text",
-            crate::json::parse::MAX_TREE_RATIO,
-            raw.len()
-        );
-    }
+    let text = match route(raw, hint, settings) {
+        Route::Binary => return (None, None),
+        Route::Json(text) => match crate::json::parse(raw) {
+            Some(value) => {
+                let rendered = render_json(value, crate::json::Source::Bytes(raw), settings);
+                return (Some(crate::json::with_status(rendered, hint.map(|h| h.exit_code))), None);
+            }
+            None => text,
+        },
+        Route::Text(text) => {
+            if crate::debug::enabled() && crate::json::parse::too_dense(raw) {
+                eprintln!(
+                    "tokensieve: JSON whose tree would take over {}x its {} bytes: rendered as text",
+                    crate::json::parse::MAX_TREE_RATIO,
+                    raw.len()
+                );
+            }
+            text
+        }
+    };
     let (rendered, result) = crate::text::render_typed(text, hint, settings);
     (view_if_over_budget(text, rendered, hint, settings), result)
 }
@@ -76,16 +79,50 @@ pub fn render_json(value: serde_json::Value, raw: json::Source, settings: &Setti
     out
 }
 
+/// Which path the bytes take, decided once, here.
+enum Route<'a> {
+    /// Empty, NUL bytes or invalid UTF-8: never touched.
+    Binary,
+    /// The JSON path when it parses (else text).
+    Json(&'a str),
+    Text(&'a str),
+}
+
+fn route<'a>(raw: &'a [u8], hint: Option<&Hint>, settings: &Settings) -> Route<'a> {
+    if raw.is_empty() || raw.contains(&0) {
+        return Route::Binary;
+    }
+    let Ok(text) = std::str::from_utf8(raw) else { return Route::Binary };
+    if json_candidate_text(text, hint, settings) { Route::Json(text) } else { Route::Text(text) }
+}
+
 /// Whether `raw` takes the JSON path when it parses. An excerpt (JSON lines
 /// past the capture cap) is some lines of a larger output: rendered as
 /// text, whose numbers speak of the whole. So is a command's log written as
 /// JSON lines of records: a log, its records quoted (`text::json_lines_log`).
 pub fn json_candidate(raw: &[u8], hint: Option<&Hint>, settings: &Settings) -> bool {
+    std::str::from_utf8(raw).is_ok_and(|text| json_candidate_text(text, hint, settings))
+}
+
+fn json_candidate_text(text: &str, hint: Option<&Hint>, settings: &Settings) -> bool {
     settings.excerpt.is_none()
-        && !(hint.is_some() && std::str::from_utf8(raw).is_ok_and(crate::text::json_lines_log))
+        && !(hint.is_some() && crate::text::json_lines_log(text))
         // a large document whose tree would pass the memory bound: read as
         // text, whose view shows its start and the jq command that asks it
-        && !crate::json::parse::too_dense(raw)
+        && !crate::json::parse::too_dense(text.as_bytes())
+}
+
+/// Inputs from this size on take the JSON path from a stored copy when the
+/// parser reads them as they are (`handoff`'s large path: the bytes are let
+/// go before the tree is built). Below it the tree is small whatever its
+/// ratio, and parsing from memory is faster.
+pub const LARGE_JSON: usize = 1 << 20;
+
+/// Whether `raw` is a large JSON document for `handoff`'s large path:
+/// `LARGE_JSON` bytes or more, nothing for the scrubber to remove, and the
+/// JSON path's candidate.
+pub fn large_json(raw: &[u8], hint: Option<&Hint>, settings: &Settings) -> bool {
+    raw.len() >= LARGE_JSON && crate::json::parse::readable_as_is(raw) && json_candidate(raw, hint, settings)
 }
 
 /// Past the budget, a view instead of the rendering (or of the text that
@@ -140,11 +177,6 @@ fn checked_view(
         eprintln!("tokensieve: the view {why}; delivering the checked rendering");
     }
     checked
-}
-
-/// NUL bytes or invalid UTF-8 mean binary: never touched.
-pub fn is_binary(raw: &[u8]) -> bool {
-    raw.contains(&0) || std::str::from_utf8(raw).is_err()
 }
 
 /// `render`, with a panic anywhere in the pipeline turned into "deliver raw":
