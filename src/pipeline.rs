@@ -157,7 +157,8 @@ fn view_if_over_budget(
 /// The guard's last word over a view (`text::check_rendering`): a view of
 /// a summary that lost signal lines gives way to the raw output's view
 /// (which counts what it cannot show), and one that still fails to
-/// `checked`, the rendering the guard passed (`None`: the raw bytes).
+/// `checked`, the rendering the guard passed (`None`: the raw bytes) —
+/// unless no count could be checked (see below).
 fn checked_view(
     text: &str,
     view: Rendered,
@@ -173,10 +174,16 @@ fn checked_view(
             return Some(raw_view);
         }
     }
+    // Without the whole raw output stored (an excerpt of an output too
+    // large to hold, or the store off) no count line can be checked: the
+    // view, which states every gap, rather than a blind cut.
+    let countable = settings.raw_id.is_some() && settings.excerpt.is_none();
     if crate::debug::enabled() {
-        eprintln!("tokensieve: the view {why}; delivering the checked rendering");
+        let instead =
+            if countable { "the checked rendering" } else { "it all the same (nothing to count with)" };
+        eprintln!("tokensieve: the view {why}; delivering {instead}");
     }
-    checked
+    if countable { checked } else { Some(view) }
 }
 
 /// `render`, with a panic anywhere in the pipeline turned into "deliver raw":

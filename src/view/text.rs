@@ -149,13 +149,16 @@ pub fn text(text: &str, summary: Option<Shape>, hint: Option<&Hint>, settings: &
             .collect()
     };
     let mut rest = None;
-    if from_raw && !dropped(&taken).is_empty() {
+    // (counting needs the raw output stored, and all of it here: the grep
+    // of an excerpt's count would run over lines the view never held)
+    let countable = settings.raw_id.is_some() && excerpt.is_none();
+    if from_raw && countable && !dropped(&taken).is_empty() {
         let first: Vec<usize> = signal.iter().copied().chain(order.iter().copied()).collect();
         let src = crate::text::guard::Source {
             raw: crate::text::guard::raw_lines(raw),
             cleaned: lines.clone(),
             ledger: &ledger,
-            id: settings.raw_id.as_deref().filter(|_| excerpt.is_none()),
+            id: settings.raw_id.as_deref(),
             budget: settings.budget,
             excerpt: None,
         };
