@@ -1,7 +1,8 @@
-//! Trust of project files that define filters. A `.tokensieve.toml` comes
-//! with a checkout, written by whoever wrote the repository; its filters
-//! decide what the agent reads of every matching command, so they count
-//! only after `tokensieve trust` recorded the file's sha256 in the home
+//! Trust of project files. A `.tokensieve.toml` comes with a checkout,
+//! written by whoever wrote the repository; its filters decide what the
+//! agent reads of every matching command and its settings could cap the
+//! user's one store, so all but `config::UNTRUSTED_KEYS` count only after
+//! `tokensieve trust` recorded the file's sha256 in the home
 //! (`trusted`: one `SHA256 PATH` line per file). Any change to the file
 //! changes the hash: it must be trusted again.
 
