@@ -13,6 +13,7 @@
 //! - `store`, `history`: the raw object store and the SQLite call log.
 //! - `share`: `objects push|pull` through git (LFS or refs), lazy fetch in `show`.
 //! - `budget`, `view`: the stdout budget and the views printed above it.
+//! - `focus`: focus views of JSON (the answer's fields, the rest one `show --jq` away).
 //! - `homefs`: the one way to write under the home (no symlink followed).
 //! - `typed`: the typed result of a capture (status, counts, findings).
 //! - `cli`: the `tokensieve` subcommands.
@@ -26,6 +27,7 @@ pub mod auditor;
 pub mod budget;
 pub mod cli;
 pub mod config;
+pub mod focus;
 pub mod handoff;
 pub mod history;
 pub mod homefs;

@@ -47,6 +47,11 @@ pub struct Settings {
     /// The user's `[[filter]]`s (`crate::userfilter`), tried before the
     /// built-in text filters.
     pub user_filters: std::sync::Arc<[crate::userfilter::UserFilter]>,
+    /// Tokens of JSON rendering above which a focus view is tried
+    /// (`crate::focus`, `TOKENSIEVE_FOCUS`); `None`: off.
+    pub focus: Option<usize>,
+    /// The user's `[[view]]`s (`crate::focus::library`), tried before ours.
+    pub user_views: std::sync::Arc<[crate::focus::library::View]>,
 }
 
 /// The JSON deduper's rule (`crate::json::deduper`).
@@ -128,6 +133,8 @@ impl Default for Settings {
             budget: None,
             format: Format::Text,
             user_filters: std::sync::Arc::from(Vec::new()),
+            focus: None,
+            user_views: std::sync::Arc::from(Vec::new()),
         }
     }
 }
@@ -188,7 +195,7 @@ pub fn render_typed(
     if json_candidate(raw, hint, settings)
         && let Some(value) = crate::json::parse(raw)
     {
-        let rendered = crate::json::render(value, crate::json::Source::Bytes(raw), settings);
+        let rendered = crate::focus::render(value, crate::json::Source::Bytes(raw), hint, settings);
         return (Some(crate::json::with_status(rendered, hint.map(|h| h.exit_code))), None);
     }
     let Ok(text) = std::str::from_utf8(raw) else { return (None, None) };

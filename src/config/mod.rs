@@ -85,6 +85,13 @@ pub static SPECS: &[Spec] = &[
         list: false,
     },
     Spec {
+        key: "focus",
+        env: "TOKENSIEVE_FOCUS",
+        about: "tokens of JSON rendering above which a focus view is shown, or off",
+        check: |v| crate::focus::parse(v).map(|b| b.map_or("off".into(), |n| n.to_string())),
+        list: false,
+    },
+    Spec {
         key: "text_threshold",
         env: "TOKENSIEVE_TEXT_THRESHOLD",
         about: "chars above which a text output is summarised",
@@ -201,6 +208,8 @@ pub struct Config {
     tools: Vec<(String, bool, Source)>,
     /// Filter definitions, project first, then user, each with its origin.
     filters: Vec<userfilter::Spec>,
+    /// The user's focus views (`[[view]]`), project first.
+    views: Vec<crate::focus::library::View>,
     /// The files that were read (for `config path` and `show`).
     pub files: Vec<PathBuf>,
     /// One line each: problems found (printed by `warn`).
@@ -266,7 +275,7 @@ fn read_layer(path: &Path, project: bool, layers: &mut Vec<Layer>, warnings: &mu
         }
     };
     let layer = parse_layer(path, &text);
-    if project && !layer.filters.is_empty() {
+    if project && !(layer.filters.is_empty() && layer.views.is_empty()) {
         match trust::check(path, &text) {
             trust::State::Trusted => {}
             state => {
@@ -314,6 +323,7 @@ impl Config {
         for layer in layers {
             cfg.tools.extend(layer.tools);
             cfg.filters.extend(layer.filters);
+            cfg.views.extend(layer.views);
             cfg.warnings.extend(layer.warnings);
             cfg.files.push(layer.path);
         }
@@ -389,6 +399,11 @@ impl Config {
                 _ => ReceiptForm::Long,
             },
             user_filters: self.user_filters(),
+            user_views: Arc::from(self.views.clone()),
+            focus: match self.text("focus") {
+                Some(v) => crate::focus::parse(v).unwrap_or(Some(crate::focus::DEFAULT)),
+                None => Some(crate::focus::DEFAULT),
+            },
             format: self.text("format").and_then(|v| crate::typed::Format::parse(v).ok()).unwrap_or_default(),
             ..Settings::default()
         }
@@ -510,6 +525,7 @@ fn default_text(key: &str) -> String {
             }
         }
         "text_threshold" => "4000".into(),
+        "focus" => crate::focus::DEFAULT.to_string(),
         "dedup" => "default".into(),
         "epoch" | "receipt" => "auto".into(),
         "format" => "text".into(),

@@ -132,7 +132,7 @@ pub fn with_status(mut rendered: Rendered, exit_code: Option<i32>) -> Rendered {
 
 /// Whether `parse` made `doc` from several documents (JSON lines): jq then
 /// needs `--slurp` to see them as one array.
-fn slurped(raw: Source, doc: &Value) -> bool {
+pub(crate) fn slurped(raw: Source, doc: &Value) -> bool {
     let start = String::from_utf8_lossy(raw.head()).into_owned();
     doc.is_array() && scrubber::scrub(&start).trim_start().starts_with('{')
 }

@@ -12,7 +12,7 @@
 //!   `--lines` range that shows them.
 
 mod paths;
-mod signal;
+pub(crate) mod signal;
 mod text;
 
 pub use text::text;
