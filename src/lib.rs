@@ -15,6 +15,7 @@
 //! - `budget`, `view`: the stdout budget and the views printed above it.
 //! - `focus`: focus views of JSON (the answer's fields, the rest one `show --jq` away).
 //! - `homefs`: the one way to write under the home (no symlink followed).
+//! - `untrusted`: the one way to read a file we did not write (capped, regular files only).
 //! - `typed`: the typed result of a capture (status, counts, findings).
 //! - `cli`: the `tokensieve` subcommands.
 //! - `config`: every setting (environment > project file > user file >
@@ -26,23 +27,29 @@ pub mod agents;
 pub mod auditor;
 pub mod budget;
 pub mod cli;
+pub mod command;
 pub mod config;
+pub mod debug;
 pub mod focus;
 pub mod handoff;
 pub mod history;
 pub mod homefs;
 pub mod jq;
 pub mod json;
+pub mod lines;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod pipeline;
+pub mod settings;
 pub mod share;
 pub mod shim;
 pub mod store;
 pub mod text;
 pub mod transcript;
 pub mod typed;
+pub mod untrusted;
 pub mod userfilter;
+pub mod userview;
 pub mod view;
 
 use std::ffi::OsString;

@@ -13,7 +13,8 @@ use anyhow::{Context, Result, bail};
 use lexopt::prelude::*;
 
 use crate::config::{self, parse_layer};
-use crate::pipeline::Hint;
+use crate::focus::library::{Run, View};
+use crate::settings::Hint;
 use crate::userfilter::{self, Spec, UserFilter};
 
 const USAGE: &str =
@@ -32,7 +33,10 @@ pub(crate) fn run(args: Vec<OsString>) -> Result<ExitCode> {
         }
     }
     match (words.first().map(String::as_str), &words[1..]) {
-        (Some("test"), []) if cmd.is_none() => test_specs(config::get().filter_specs().to_vec(), Vec::new()),
+        (Some("test"), []) if cmd.is_none() => {
+            let cfg = config::get();
+            test_specs(cfg.filter_specs().to_vec(), cfg.view_specs().to_vec(), Vec::new())
+        }
         (Some("test"), [target]) if cmd.is_none() => test_path(Path::new(target)),
         (Some("try"), [file]) => match cmd {
             Some(cmd) => try_draft(Path::new(file), &cmd, exit),
@@ -42,11 +46,11 @@ pub(crate) fn run(args: Vec<OsString>) -> Result<ExitCode> {
     }
 }
 
-/// The filters of one file, and its warnings.
-fn read(file: &Path) -> Result<(Vec<Spec>, Vec<String>)> {
+/// The filters and views of one file, and its warnings.
+fn read(file: &Path) -> Result<(Vec<Spec>, Vec<View>, Vec<String>)> {
     let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
     let layer = parse_layer(file, &text);
-    Ok((layer.filters, layer.warnings))
+    Ok((layer.filters, layer.views, layer.warnings))
 }
 
 fn test_path(target: &Path) -> Result<ExitCode> {
@@ -61,29 +65,43 @@ fn test_path(target: &Path) -> Result<ExitCode> {
     } else {
         vec![target.to_path_buf()]
     };
-    let (mut specs, mut warnings) = (Vec::new(), Vec::new());
+    let (mut specs, mut views, mut warnings) = (Vec::new(), Vec::new(), Vec::new());
     for f in files {
-        let (s, w) = read(&f)?;
+        let (s, v, w) = read(&f)?;
         specs.extend(s);
+        views.extend(v);
         warnings.extend(w);
     }
-    test_specs(specs, warnings)
+    test_specs(specs, views, warnings)
 }
 
-fn test_specs(specs: Vec<Spec>, warnings: Vec<String>) -> Result<ExitCode> {
+fn test_specs(specs: Vec<Spec>, views: Vec<View>, warnings: Vec<String>) -> Result<ExitCode> {
     for w in &warnings {
         eprintln!("tokensieve: warning: {w}");
     }
-    if specs.is_empty() {
-        bail!("no [[filter]] to test");
+    if specs.is_empty() && views.is_empty() {
+        bail!("no [[filter]] or [[view]] to test");
     }
     let (mut passed, mut failed) = (0, 0);
+    // A view: its programs compile and its inline tests pass.
+    for view in &views {
+        match view.check() {
+            Ok(()) => {
+                passed += 1;
+                println!("ok    view {} ({} tests)", view.name, view.test.len());
+            }
+            Err(e) => {
+                failed += 1;
+                println!("FAIL  view {}\n  {e:#}", view.name);
+            }
+        }
+    }
     for spec in &specs {
         if spec.test.is_empty() {
             println!("--    {} ({}): no tests", spec.matches.as_deref().unwrap_or("regex"), spec.origin);
             continue;
         }
-        for outcome in userfilter::run_tests(spec) {
+        for outcome in run_tests(spec) {
             match outcome.failure {
                 None => {
                     passed += 1;
@@ -103,7 +121,7 @@ fn test_specs(specs: Vec<Spec>, warnings: Vec<String>) -> Result<ExitCode> {
 
 fn try_draft(file: &Path, cmd: &str, exit: i32) -> Result<ExitCode> {
     let started = std::time::Instant::now();
-    let (specs, warnings) = read(file)?;
+    let (specs, _, warnings) = read(file)?;
     for w in &warnings {
         eprintln!("tokensieve: warning: {w}");
     }
@@ -123,4 +141,74 @@ fn try_draft(file: &Path, cmd: &str, exit: i32) -> Result<ExitCode> {
     let hint = Hint { command, exit_code: exit };
     crate::handoff::deliver(&raw, Some(&hint), &settings, started)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The outcome of one inline test.
+struct Outcome {
+    pub label: String,
+    /// `None`: passed; else what went wrong.
+    pub failure: Option<String>,
+}
+
+/// Runs `spec`'s inline tests through the whole rendering (guard, `exit N`
+/// line) with `spec` as the only user filter and no budget.
+fn run_tests(spec: &Spec) -> Vec<Outcome> {
+    let filter = match UserFilter::compile(spec) {
+        Ok(f) => f,
+        Err(e) => return vec![Outcome { label: spec.origin.clone(), failure: Some(format!("{e:#}")) }],
+    };
+    let name = filter.name.clone();
+    let settings = crate::settings::Settings {
+        user_filters: std::sync::Arc::from(vec![filter]),
+        budget: None,
+        ..crate::settings::Settings::default()
+    };
+    spec.test
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let label = format!("{name}: {}", t.name.clone().unwrap_or_else(|| format!("test {}", i + 1)));
+            let Some(cmd) = t.cmd.clone().or_else(|| spec.matches.clone()) else {
+                return Outcome {
+                    label,
+                    failure: Some("a filter matched by regex needs `cmd` in its tests".into()),
+                };
+            };
+            let hint = crate::settings::Hint {
+                command: cmd.split_whitespace().map(str::to_owned).collect(),
+                exit_code: t.exit,
+            };
+            let out = crate::pipeline::render(t.input.as_bytes(), Some(&hint), &settings)
+                .map_or_else(|| t.input.clone(), |r| r.text);
+            Outcome { label, failure: judge(t, &out) }
+        })
+        .collect()
+}
+
+fn judge(t: &userfilter::Test, out: &str) -> Option<String> {
+    let mut problems = Vec::new();
+    // trailing blanks aside: a kept line keeps the tool's, invisible in TOML
+    let lines = |s: &str| -> Vec<String> {
+        s.trim_end_matches('\n').lines().map(|l| l.trim_end().to_owned()).collect()
+    };
+    if let Some(want) = &t.expected
+        && lines(want) != lines(out)
+    {
+        problems.push(format!("expected:\n{}\n  got:\n{}", indent(want), indent(out)));
+    }
+    for c in &t.contains {
+        if !out.contains(c.as_str()) {
+            problems.push(format!("does not contain {c:?}; got:\n{}", indent(out)));
+        }
+    }
+    for a in &t.absent {
+        if out.contains(a.as_str()) {
+            problems.push(format!("contains {a:?}"));
+        }
+    }
+    (!problems.is_empty()).then(|| problems.join("\n  "))
+}
+
+fn indent(text: &str) -> String {
+    text.trim_end_matches('\n').lines().map(|l| format!("    | {l}")).collect::<Vec<_>>().join("\n")
 }

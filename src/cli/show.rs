@@ -13,8 +13,9 @@ use anyhow::{Context, Result, bail};
 use regex::bytes::Regex;
 
 use super::Global;
+use crate::settings::Format;
 use crate::store::{self, Lookup, Store};
-use crate::typed::{self, Format};
+use crate::typed;
 use crate::{handoff, history, jq, share};
 
 /// Options as typed, before validation.
@@ -225,7 +226,7 @@ fn query(raw: &[u8], filter: &str, slurp: bool, global: &Global) -> Result<ExitC
     }
     // The answer asked for is shown whole: a focus view of it would leave
     // out again what the agent asked for (the budget still applies).
-    let settings = crate::pipeline::Settings { focus: None, ..global.settings.clone() };
+    let settings = crate::settings::Settings { focus: None, ..global.settings.clone() };
     handoff::deliver(text.as_bytes(), None, &settings, started).context("cannot write to stdout")?;
     Ok(ExitCode::SUCCESS)
 }
@@ -233,7 +234,7 @@ fn query(raw: &[u8], filter: &str, slurp: bool, global: &Global) -> Result<ExitC
 /// `--summary`: the typed result stored with the call (it outlives an
 /// evicted raw output), as text or, with `--format json|yaml`, as stored.
 fn summary(home: &std::path::Path, id: &str, format: Format) -> Result<ExitCode> {
-    let Some(v) = typed::stored(home, id).context("cannot read the history")? else {
+    let Some(v) = crate::history::result_of(home, id).context("cannot read the history")? else {
         eprintln!(
             "tokensieve: no typed result is stored for {id} (calls recorded before results were kept have none)"
         );
@@ -256,7 +257,7 @@ fn evicted(id: &str, raw_store: &Store) -> ExitCode {
     eprintln!(
         "tokensieve: raw output {id} was evicted from the store (oldest first, to stay under its {} byte cap; \
          TOKENSIEVE_STORE_MAX_BYTES raises it); re-run the command to see it again",
-        raw_store.max_bytes()
+        raw_store.eviction(id).flatten().unwrap_or(raw_store.max_bytes())
     );
     ExitCode::from(1)
 }

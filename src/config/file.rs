@@ -15,7 +15,7 @@ use super::{SPECS, Source, Value};
 use crate::userfilter;
 
 /// What one file sets.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Layer {
     pub path: PathBuf,
     /// Setting key → value (checked) and its line.
@@ -24,7 +24,7 @@ pub struct Layer {
     pub tools: Vec<(String, bool, Source)>,
     pub filters: Vec<userfilter::Spec>,
     /// `[[view]]` tables: the user's focus views.
-    pub views: Vec<crate::focus::library::View>,
+    pub views: Vec<crate::userview::View>,
     pub warnings: Vec<String>,
 }
 
@@ -149,8 +149,9 @@ fn filters(value: &Spanned<DeValue>, path: &Path, text: &str, layer: &mut Layer)
     }
 }
 
-/// `[[view]]` entries, each checked on its own (its jq programs compile,
-/// its inline tests pass): a bad one is left out with a warning.
+/// `[[view]]` entries, each read on its own: a bad one is left out with a
+/// warning (its programs and inline tests are checked by
+/// `tokensieve filter test`).
 fn views(value: &Spanned<DeValue>, path: &Path, text: &str, layer: &mut Layer) {
     let DeValue::Array(items) = value.get_ref() else {
         let line = line_of(text, value.span().start);
@@ -160,9 +161,8 @@ fn views(value: &Spanned<DeValue>, path: &Path, text: &str, layer: &mut Layer) {
     for item in items.iter() {
         let line = line_of(text, item.span().start);
         let de = toml::de::ValueDeserializer::from(item.clone());
-        let checked = crate::focus::library::View::deserialize(de)
-            .map_err(|e| e.message().lines().next().unwrap_or("invalid").trim().to_string())
-            .and_then(|view| view.check().map(|()| view).map_err(|e| format!("{e:#}")));
+        let checked = crate::userview::View::deserialize(de)
+            .map_err(|e| e.message().lines().next().unwrap_or("invalid").trim().to_string());
         match checked {
             Ok(view) => layer.views.push(view),
             Err(msg) => {

@@ -24,34 +24,7 @@ def records(a; f): a |= map(keep(f));
 def items(f): if (.items | type) == "array" then .items |= map(keep(f)) else keep(f) end;
 "#;
 
-/// A view as written (built in, or a user's `[[view]]`).
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct View {
-    pub name: String,
-    /// Command words (options left out) this view is for: `aws ec2
-    /// describe-vpcs`. A command matches when these words come in order
-    /// among its own.
-    pub commands: Vec<String>,
-    /// A jq condition on the document (default: always).
-    pub when: Option<String>,
-    /// The program: the document in, the part of it to show out.
-    pub jq: String,
-    #[serde(default)]
-    pub test: Vec<Test>,
-}
-
-/// A user view's inline test: the view's output on `input` keeps every
-/// string of `shows` and none of `hides`.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Test {
-    pub input: String,
-    #[serde(default)]
-    pub shows: Vec<String>,
-    #[serde(default)]
-    pub hides: Vec<String>,
-}
+pub use crate::userview::{Test, View};
 
 #[derive(Deserialize)]
 struct File {
@@ -70,26 +43,16 @@ pub fn builtin() -> &'static [View] {
     })
 }
 
-impl View {
-    /// Whether `words` (a command line, tool first) is one of this view's
-    /// commands.
-    pub fn is_for(&self, words: &[String]) -> bool {
-        let plain: Vec<&str> = words
-            .iter()
-            .map(String::as_str)
-            .filter(|w| !w.starts_with('-'))
-            .map(|w| w.rsplit('/').next().unwrap_or(w))
-            .collect();
-        self.commands.iter().any(|c| {
-            let mut rest = plain.iter();
-            c.split_whitespace().all(|want| rest.any(|w| *w == want))
-                && c.split_whitespace().next() == plain.first().copied()
-        })
-    }
+/// What a view makes of documents.
+pub trait Run {
+    fn apply(&self, doc: &Value) -> Result<Option<Value>>;
+    fn check(&self) -> Result<()>;
+}
 
+impl Run for View {
     /// The program's part of `doc`, or why there is none (`when` not met is
     /// `Ok(None)`).
-    pub fn apply(&self, doc: &Value) -> Result<Option<Value>> {
+    fn apply(&self, doc: &Value) -> Result<Option<Value>> {
         if let Some(cond) = &self.when {
             let met = crate::jq::run_value(&format!("{PRELUDE}{cond}"), doc)
                 .with_context(|| format!("view '{}': when", self.name))?;
@@ -101,13 +64,11 @@ impl View {
             .with_context(|| format!("view '{}'", self.name))?;
         Ok(out.into_iter().next())
     }
-}
 
-impl View {
     /// A user's view checked before use: its programs compile and its
     /// inline tests pass (the view of each test input keeps every `shows`
     /// string and none of `hides`).
-    pub fn check(&self) -> Result<()> {
+    fn check(&self) -> Result<()> {
         anyhow::ensure!(!self.commands.is_empty(), "commands: at least one command");
         self.apply(&Value::Object(Default::default()))?;
         for (i, t) in self.test.iter().enumerate() {
@@ -136,11 +97,8 @@ pub fn apply<'v>(user: &'v [View], words: &[String], doc: &Value) -> Option<(&'v
         match view.apply(doc) {
             Ok(Some(part)) => return Some((view.name.as_str(), part)),
             Ok(None) => {}
-            Err(e) => {
-                if crate::handoff::debug() {
-                    eprintln!("tokensieve: {e:#}");
-                }
-            }
+            // A user's view that does not run says so (ours are tested).
+            Err(e) => eprintln!("tokensieve: warning: {e:#}; the generic view is used"),
         }
     }
     None

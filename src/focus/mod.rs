@@ -8,9 +8,10 @@
 //! rest is pure and shared: what was left out (`paths::split`), the
 //! program that prints it (`paths::program`), the rendering.
 //!
-//! Focus and budget are one mechanism: the focus view is tried first; when
-//! even it is over the budget, the budget view (`crate::view`) of the
-//! whole document is used, which cuts rows instead of fields.
+//! Focus and budget are one mechanism, decided in one place
+//! (`pipeline::render_focused`): the focus view is tried first; when even
+//! it is over the budget, the budget view (`crate::view`) of the whole
+//! document is used, which cuts rows instead of fields.
 
 pub mod library;
 pub mod paths;
@@ -18,63 +19,15 @@ pub mod rank;
 
 use serde_json::Value;
 
-use crate::auditor::{self, Shape};
-use crate::json::{Source, router, sieve};
-use crate::pipeline::{Hint, Rendered, Settings};
+use crate::auditor::Shape;
+use crate::json::{router, sieve};
+use crate::settings::{Rendered, Settings};
 
 use paths::{GPath, Step};
 
-/// Tokens of rendering above which a focus view is tried. Measured over
-/// fixtures/json (scripts/bench-focus.sh): below ~500 tokens the header
-/// line and its command take most of what a view saves.
-pub const DEFAULT: usize = 500;
-
 /// A view is used only when it saves at least this share of the tokens of
 /// the whole rendering (else the whole rendering is worth its price).
-const MIN_SAVING: f64 = 0.25;
-
-/// A focus setting's value: a number of tokens, or `off`.
-pub fn parse(v: &str) -> anyhow::Result<Option<usize>> {
-    let v = v.trim();
-    if v.eq_ignore_ascii_case("off") {
-        return Ok(None);
-    }
-    match v.parse::<usize>() {
-        Ok(n) => Ok(Some(n)),
-        Err(_) => anyhow::bail!("must be a number of tokens or 'off', got '{v}'"),
-    }
-}
-
-/// The pipeline's JSON path: the whole rendering (`json::render`, a budget
-/// view past the budget), or a focus view when the rendering is over the
-/// focus size and the view is worth it.
-pub fn render(value: Value, raw: Source, hint: Option<&Hint>, settings: &Settings) -> Rendered {
-    let Some(size) = settings.focus else { return crate::json::render(value, raw, settings) };
-    // Fewer bytes than the focus size in tokens: the rendering is smaller.
-    if raw.len() <= size {
-        return crate::json::render(value, raw, settings);
-    }
-    let doc = value.clone();
-    let full = crate::json::render(value, raw, settings);
-    let over_budget = matches!(full.shape, Shape::View { .. });
-    let full_tokens = auditor::count(settings.encoding, &full.text);
-    if !over_budget && full_tokens <= size {
-        return full;
-    }
-    let words = hint.map(|h| h.command.as_slice()).unwrap_or(&[]);
-    let slurp = crate::json::slurped(raw, &doc);
-    match view(&doc, words, slurp, settings) {
-        Some(v) if over_budget && crate::budget::fits(&v.text, settings.budget) => v,
-        Some(v)
-            if !over_budget
-                && (auditor::count(settings.encoding, &v.text) as f64)
-                    <= full_tokens as f64 * (1.0 - MIN_SAVING) =>
-        {
-            v
-        }
-        _ => full,
-    }
-}
+pub const MIN_SAVING: f64 = 0.25;
 
 /// The focus view of `doc` (as parsed) for a command, `None` when it
 /// would leave nothing out. `slurp`: `doc` was read from JSON lines (jq
@@ -94,7 +47,7 @@ pub fn view(doc: &Value, words: &[String], slurp: bool, settings: &Settings) -> 
     let (kept, left) = match paths::split(&sieved, &part) {
         Ok(split) => split,
         Err(e) => {
-            if crate::handoff::debug() {
+            if crate::debug::enabled() {
                 eprintln!("tokensieve: view '{name}' refused: {e}");
             }
             part = generic();
