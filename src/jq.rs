@@ -67,6 +67,11 @@ pub fn run_value(filter: &str, input: &serde_json::Value) -> Result<Vec<serde_js
     Ok(out)
 }
 
+/// Whether `filter` compiles (a user's view, checked before use).
+pub fn compiles(filter: &str) -> Result<()> {
+    compile(filter).map(|_| ())
+}
+
 type Filter = jaq_core::Filter<data::JustLut<Val>>;
 
 fn compile(filter: &str) -> Result<Filter> {

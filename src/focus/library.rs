@@ -70,7 +70,10 @@ impl Run for View {
     /// string and none of `hides`).
     fn check(&self) -> Result<()> {
         anyhow::ensure!(!self.commands.is_empty(), "commands: at least one command");
-        self.apply(&Value::Object(Default::default()))?;
+        for program in self.when.iter().chain([&self.jq]) {
+            crate::jq::compiles(&format!("{PRELUDE}{program}"))
+                .with_context(|| format!("view '{}'", self.name))?;
+        }
         for (i, t) in self.test.iter().enumerate() {
             let doc: Value =
                 serde_json::from_str(&t.input).with_context(|| format!("test {}: input", i + 1))?;
