@@ -76,6 +76,9 @@ pub fn render_json(value: serde_json::Value, raw: json::Source, settings: &Setti
     out
 }
 
+/// Documents this large are the budget view's alone (`render_focused`).
+const FOCUS_MAX_BYTES: usize = 1 << 20;
+
 /// `render_json`, or above the focus size a focus view (`crate::focus`)
 /// when it saves a quarter of the tokens or more; past the budget, the
 /// focus view when it fits (every record, fewer fields), else the budget
@@ -88,7 +91,9 @@ pub fn render_focused(
 ) -> Rendered {
     let Some(size) = settings.focus else { return render_json(value, raw, settings) };
     // Fewer bytes than the focus size in tokens: the rendering is smaller.
-    if raw.len() <= size {
+    // From 1 MiB on, the document is the large path's (`handoff::large`),
+    // whose tree must not be copied: the budget view is its view.
+    if raw.len() <= size || raw.len() >= FOCUS_MAX_BYTES {
         return render_json(value, raw, settings);
     }
     let doc = value.clone();
