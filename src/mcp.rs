@@ -28,7 +28,16 @@
 //!
 //! `tokensieve mcp` serves the Model Context Protocol on stdio with rmcp (the
 //! official Rust SDK; server side and the stdio transport only, no macros, on
-//! a one-thread tokio runtime). Three tools, their input schemas written out
+//! a one-thread tokio runtime). Two pumps sit between stdio and rmcp: a line
+//! that is not JSON gets a -32700 reply there (rmcp drops it silently), and
+//! stdin's end ends every running command before rmcp sees it. Each call runs
+//! on a blocking thread (`ping` and `tools/list` are answered meanwhile);
+//! `run` and `show` children run in their own process group with a deadline
+//! (`timeout_secs`, `TOKENSIEVE_MCP_TIMEOUT_SECS`, 120 s), SIGTERM then
+//! SIGKILL after 3 s, the same on `notifications/cancelled`, and the group is
+//! ended when the child exits. A watchdog per command (`sh` reading a pipe
+//! only the server holds) ends the group when the server dies, SIGKILL
+//! included; the child also has `PR_SET_PDEATHSIG`. Three tools, their input schemas written out
 //! in `mcp::tools`: `run` starts this binary as `tokensieve run -- WORDS` (a
 //! plain command line split into words, so the tool's filter applies exactly
 //! as in the shim; one that needs a shell goes to `sh -c`) with

@@ -32,15 +32,31 @@
 //!   map to https on the host and ask `ssh HOST git-lfs-authenticate PATH
 //!   OP` for headers), the Batch API in chunks of 100 (`basic` transfer,
 //!   `hash_algo: sha256`), PUT uploads plus the optional `verify` action, GET
-//!   downloads capped at the manifest's size + 1 byte. A 401 asks `git
+//!   downloads. Everything from the server is bounded: a batch answer at 8
+//!   MiB; an answer whose oid is not 64 hex digits is left out, one for an
+//!   object we did not ask for is ignored with a note (never fetched, never
+//!   uploaded from our store); of an action's headers only `Authorization`
+//!   is kept (ureq drops it on any redirect); each download is read through
+//!   `untrusted::Capped` at `min(manifest size, store cap)` (more is an
+//!   error) straight into the store's temp file; every request has a
+//!   no-progress timeout on each read and write (30 s,
+//!   `TOKENSIEVE_NET_STALL_SECS`) and a deadline (600 s,
+//!   `TOKENSIEVE_NET_DEADLINE_SECS`); server text is escaped
+//!   (`untrusted::printable`) before it reaches a terminal. `.lfsconfig` is
+//!   read by us (`untrusted::read`, 1 MiB, a regular file) and handed to `git
+//!   config --file -`. A 401 asks `git
 //!   credential fill` once (Basic auth), then `approve`/`reject`. No server
 //!   (connection refused, 404/405/501, a local remote) is the `NoLfs` error,
 //!   the only one on which `--backend auto` falls back to git refs.
 //! - `mod.rs`: `push` (blobs first, so a manifest never names a blob the
 //!   remote lacks, then manifests), `pull` (manifests, then for every object
-//!   the store lacks: git-ref blobs the remote lists, then LFS), and `accept`:
-//!   a downloaded blob is hashed and kept (`Store::put`) only when its sha256
-//!   is its name; otherwise one line and nothing cached. Both record
+//!   the store lacks: git-ref blobs the remote lists, then LFS). A blob is
+//!   streamed into a store temp file (`Store::writer`), hashed on the way,
+//!   and kept (`ObjectWriter::finish_as`) only when its sha256 is its name;
+//!   otherwise one line and nothing cached. A manifest whose size passes the
+//!   store's cap is not fetched; a git-ref blob's size is asked first (`git
+//!   cat-file --batch-check`) and its bytes read through the same cap;
+//!   manifests are read at most 1 MiB each and 64 MiB in all. Both record
 //!   `tokensieve.remote`/`tokensieve.backend` in the repository's config,
 //!   which is what `show ID` reads (`fetch_missing`) to fetch an id the store
 //!   lacks: the local copy of the manifests first, the remote's when the id is
@@ -310,7 +326,7 @@ fn download(
 /// `sha` (the name it was asked by).
 fn store_checked(raw: &Store, sha: &str, body: &mut dyn std::io::Read, remote: &str) -> Result<()> {
     let mut writer = raw.writer()?;
-    std::io::copy(body, &mut writer)?;
+    std::io::copy(body, &mut writer).with_context(|| format!("cannot download {}", &sha[..store::ID_LEN]))?;
     finish_checked(writer, sha, remote)
 }
 

@@ -229,6 +229,8 @@ pub mod filters;
 mod generic;
 pub mod guard;
 mod kind;
+#[cfg(test)]
+mod linear;
 pub use kind::json_lines_log;
 #[cfg(test)]
 mod properties;
