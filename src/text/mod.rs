@@ -22,6 +22,7 @@ pub use kind::json_lines_log;
 pub mod ledger;
 #[cfg(test)]
 mod properties;
+mod report;
 mod runner;
 mod summary;
 
