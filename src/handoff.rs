@@ -9,9 +9,11 @@ use std::time::Instant;
 use crate::auditor::ReceiptForm;
 use crate::auditor::{self, Receipt, Shape};
 use crate::history;
-use crate::pipeline::{self, Excerpt, Gap, Hint, Rendered, Settings};
+use crate::pipeline;
+use crate::settings::Format;
+use crate::settings::{Excerpt, Gap, Hint, Rendered, Settings};
 use crate::store::{self, Object, Store};
-use crate::typed::{self, Format, TypedResult};
+use crate::typed::{self, TypedResult};
 
 mod large;
 
@@ -159,6 +161,17 @@ fn formatted(out: Vec<u8>, result: &TypedResult, settings: &Settings) -> Vec<u8>
     }
 }
 
+/// Whether deliveries are recorded in the history (see `not_a_call`).
+static RECORD_CALLS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// For the rest of this process, deliveries are not calls: a dry run
+/// (`filter try`) or an inspection of a stored output (`show --jq`) goes
+/// through the pipeline like a call, but counting it would show a draft as
+/// savings in `gain` and as a capture in `recall`.
+pub fn not_a_call() {
+    RECORD_CALLS.store(false, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// After the output: the history row, then any warnings and, with
 /// `TOKENSIEVE_DEBUG`, what the store and the history cost.
 fn after_output(
@@ -169,13 +182,17 @@ fn after_output(
     (store_took, open_took): (std::time::Duration, std::time::Duration),
 ) {
     let history_started = Instant::now();
-    if let Err(e) = history.and_then(|db| history::record(&db, home, &call)) {
+    let recorded = match RECORD_CALLS.load(std::sync::atomic::Ordering::Relaxed) {
+        true => history.and_then(|db| history::record(&db, home, &call)),
+        false => Ok(()),
+    };
+    if let Err(e) = recorded {
         warnings.push(format!("call not recorded: {}", history::describe_error(&e, home)));
     }
     if !warnings.is_empty() {
         let _ = writeln!(io::stderr().lock(), "tokensieve: warning: {}", warnings.join("; "));
     }
-    if debug() {
+    if crate::debug::enabled() {
         eprintln!(
             "tokensieve: raw store {} µs, history open {} µs (beside the render), row {} µs",
             store_took.as_micros(),
@@ -190,7 +207,7 @@ fn after_output(
 pub enum Gathered<'a> {
     Whole(&'a [u8]),
     Spooled {
-        /// Head, signal lines of the middle, tail (see `pipeline::Excerpt`).
+        /// Head, signal lines of the middle, tail (see `settings::Excerpt`).
         text: &'a str,
         excerpt: &'a Excerpt,
         object: &'a Object,
@@ -258,7 +275,7 @@ fn deliver_excerpt(
     });
     let (mut out, shape) = match rendered {
         Some(r) => (r.text, r.shape),
-        None => (crate::text::cleaned(text), Shape::Text("excerpt".into())),
+        None => (crate::lines::cleaned(text), Shape::Text("excerpt".into())),
     };
     if !out.ends_with('\n') {
         out.push('\n');
@@ -363,11 +380,6 @@ pub fn assess_with(
             (out, receipt, None)
         }
     }
-}
-
-/// `TOKENSIEVE_DEBUG` set and non-empty: print decisions and their cost.
-pub fn debug() -> bool {
-    std::env::var_os("TOKENSIEVE_DEBUG").is_some_and(|v| !v.is_empty())
 }
 
 /// The line a summary can quote to lead the agent to the full output.

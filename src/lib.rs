@@ -14,6 +14,7 @@
 //! - `share`: `objects push|pull` through git (LFS or refs), lazy fetch in `show`.
 //! - `budget`, `view`: the stdout budget and the views printed above it.
 //! - `homefs`: the one way to write under the home (no symlink followed).
+//! - `untrusted`: the one way to read a file we did not write (capped, regular files only).
 //! - `typed`: the typed result of a capture (status, counts, findings).
 //! - `cli`: the `tokensieve` subcommands.
 //! - `config`: every setting (environment > project file > user file >
@@ -25,21 +26,26 @@ pub mod agents;
 pub mod auditor;
 pub mod budget;
 pub mod cli;
+pub mod command;
 pub mod config;
+pub mod debug;
 pub mod handoff;
 pub mod history;
 pub mod homefs;
 pub mod jq;
 pub mod json;
+pub mod lines;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod pipeline;
+pub mod settings;
 pub mod share;
 pub mod shim;
 pub mod store;
 pub mod text;
 pub mod transcript;
 pub mod typed;
+pub mod untrusted;
 pub mod userfilter;
 pub mod view;
 

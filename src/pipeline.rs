@@ -1,174 +1,11 @@
 //! One captured stdout in, the text the agent should read out (or `None`:
 //! deliver the raw bytes). JSON goes through `json`, other text through `text`.
 
-use crate::auditor::{Encoding, ReceiptForm, Shape};
+use crate::auditor::Shape;
 use crate::budget;
-use crate::typed::{Format, TypedResult};
-
-/// What we know about the command that produced the bytes.
-#[derive(Clone, Debug, Default)]
-pub struct Hint {
-    /// The command line words, tool first (`["cargo", "test", "--all"]`).
-    pub command: Vec<String>,
-    /// The child's exit status (128+N for death by signal N).
-    pub exit_code: i32,
-}
-
-/// Knobs shared by every stage.
-#[derive(Clone, Debug)]
-pub struct Settings {
-    pub encoding: Encoding,
-    /// How repeated JSON values are removed (`--aggressive`: the seed's
-    /// value-only rule).
-    pub dedup: Dedup,
-    /// Epoch-ms values under time-like keys; `None`: ISO-8601, or deleted
-    /// under the aggressive dedup.
-    pub epoch: Option<Epoch>,
-    /// Text above this many chars gets the large-output summary.
-    pub text_threshold: usize,
-    /// Where the raw bytes of this call are kept (set by the handoff when the
-    /// raw store is on), for summaries that point the agent at the full text.
-    pub raw_note: Option<String>,
-    /// Set when the text to render is part of a larger output (the shim
-    /// holds only head, tail and signal lines of an output too large to
-    /// hold whole): line numbers and sizes then speak of the whole output.
-    pub excerpt: Option<Excerpt>,
-    /// The receipt line's form: long for a person, short for an agent.
-    pub receipt: ReceiptForm,
-    /// The id `tokensieve show` will know the raw bytes by (set with
-    /// `raw_note`), for the commands a view prints.
-    pub raw_id: Option<String>,
-    /// Characters of stdout the agent's harness shows whole (`crate::budget`);
-    /// a longer rendering becomes a view. `None`: no limit.
-    pub budget: Option<usize>,
-    /// What stdout carries: the compressed text, or the typed result with it
-    /// as JSON or YAML (`--format`, `TOKENSIEVE_FORMAT`).
-    pub format: Format,
-    /// The user's `[[filter]]`s (`crate::userfilter`), tried before the
-    /// built-in text filters.
-    pub user_filters: std::sync::Arc<[crate::userfilter::UserFilter]>,
-}
-
-/// The JSON deduper's rule (`crate::json::deduper`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Dedup {
-    /// A string field dropped when an ancestor holds it under the same key.
-    #[default]
-    Default,
-    /// Seed 000's value-only rule.
-    Aggressive,
-    Off,
-}
-
-impl Dedup {
-    pub fn parse(v: &str) -> anyhow::Result<Dedup> {
-        match v.trim() {
-            "default" => Ok(Dedup::Default),
-            "aggressive" => Ok(Dedup::Aggressive),
-            "off" => Ok(Dedup::Off),
-            other => anyhow::bail!("must be default, aggressive or off, got '{other}'"),
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Dedup::Default => "default",
-            Dedup::Aggressive => "aggressive",
-            Dedup::Off => "off",
-        }
-    }
-}
-
-/// What becomes of epoch-millisecond integers under time-like keys.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Epoch {
-    /// Written as ISO-8601 UTC.
-    Iso,
-    Keep,
-    Drop,
-}
-
-impl Epoch {
-    pub fn parse(v: &str) -> anyhow::Result<Epoch> {
-        match v.trim() {
-            "iso" => Ok(Epoch::Iso),
-            "keep" => Ok(Epoch::Keep),
-            "drop" => Ok(Epoch::Drop),
-            other => anyhow::bail!("must be iso, keep, drop or auto, got '{other}'"),
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Epoch::Iso => "iso",
-            Epoch::Keep => "keep",
-            Epoch::Drop => "drop",
-        }
-    }
-}
-
-impl Settings {
-    /// The epoch rule in force.
-    pub fn epoch(&self) -> Epoch {
-        self.epoch.unwrap_or(if self.dedup == Dedup::Aggressive { Epoch::Drop } else { Epoch::Iso })
-    }
-}
-
-impl Default for Settings {
-    fn default() -> Self {
-        Settings {
-            encoding: Encoding::Cl100k,
-            dedup: Dedup::Default,
-            epoch: None,
-            text_threshold: 4000,
-            raw_note: None,
-            excerpt: None,
-            receipt: ReceiptForm::Long,
-            raw_id: None,
-            budget: None,
-            format: Format::Text,
-            user_filters: std::sync::Arc::from(Vec::new()),
-        }
-    }
-}
-
-/// Where an excerpt's lines sit in the whole output, its size, and what was
-/// left out.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Excerpt {
-    /// Per line of the excerpt, its 1-based number in the whole output.
-    pub line_numbers: std::sync::Arc<[usize]>,
-    /// Lines and characters of the whole output.
-    pub lines: usize,
-    pub chars: u64,
-    pub gap: Option<Gap>,
-}
-
-impl Excerpt {
-    /// The 1-based number, in the whole output, of the excerpt's line
-    /// `index` (0-based).
-    pub fn line_number(&self, index: usize) -> usize {
-        self.line_numbers.get(index).copied().unwrap_or(index + 1)
-    }
-}
-
-/// The stretch of lines between an excerpt's head and tail.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Gap {
-    /// First and last line (1-based) of the stretch.
-    pub first: usize,
-    pub last: usize,
-    /// Its signal lines that are in the excerpt, and those over the budget.
-    pub signals_kept: usize,
-    pub signals_dropped: usize,
-}
-
-/// A candidate rendering of the output.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Rendered {
-    pub text: String,
-    pub shape: Shape,
-}
+use crate::json;
+use crate::settings::{Hint, Rendered, Settings};
+use crate::typed::TypedResult;
 
 /// Renders `raw` for an agent. `None` means "pass the raw bytes through".
 /// Never panics on any input (callers also guard with catch_unwind).
@@ -182,25 +19,81 @@ pub fn render_typed(
     hint: Option<&Hint>,
     settings: &Settings,
 ) -> (Option<Rendered>, Option<TypedResult>) {
-    if raw.is_empty() || is_binary(raw) {
-        return (None, None);
-    }
-    if json_candidate(raw, hint, settings)
-        && let Some(value) = crate::json::parse(raw)
-    {
-        let rendered = crate::json::render(value, crate::json::Source::Bytes(raw), settings);
-        return (Some(crate::json::with_status(rendered, hint.map(|h| h.exit_code))), None);
-    }
-    let Ok(text) = std::str::from_utf8(raw) else { return (None, None) };
-    if crate::handoff::debug() && crate::json::parse::too_dense(raw) {
-        eprintln!(
-            "tokensieve: JSON whose tree would take over {}x its {} bytes: rendered as text",
-            crate::json::parse::MAX_TREE_RATIO,
-            raw.len()
-        );
-    }
+    let text = match route(raw, hint, settings) {
+        Route::Binary => return (None, None),
+        Route::Json(text) => match crate::json::parse(raw) {
+            Some(value) => {
+                let rendered = render_json(value, crate::json::Source::Bytes(raw), settings);
+                return (Some(crate::json::with_status(rendered, hint.map(|h| h.exit_code))), None);
+            }
+            None => text,
+        },
+        Route::Text(text) => {
+            if crate::debug::enabled() && crate::json::parse::too_dense(raw) {
+                eprintln!(
+                    "tokensieve: JSON whose tree would take over {}x its {} bytes: rendered as text",
+                    crate::json::parse::MAX_TREE_RATIO,
+                    raw.len()
+                );
+            }
+            text
+        }
+    };
     let (rendered, result) = crate::text::render_typed(text, hint, settings);
     (view_if_over_budget(text, rendered, hint, settings), result)
+}
+
+/// `json::compress`, or above the budget a view of the document (`crate::view`).
+/// `raw`: the input (no view is needed when it fits the budget itself).
+pub fn render_json(value: serde_json::Value, raw: json::Source, settings: &Settings) -> Rendered {
+    // The view counts the document as the tool wrote it: measure it now,
+    // before the sieve and deduper consume it.
+    let started = std::time::Instant::now();
+    let prep = settings
+        .budget
+        .filter(|b| raw.len() > *b)
+        .map(|_| crate::view::prepare(&value, json::slurped(raw, &value), settings));
+    let measured = started.elapsed();
+    let reduced = json::reduce(value, settings);
+    let (out, how) = match prep {
+        // Certainly over the budget: no full rendering to throw away.
+        Some(prep) if prep.certain => (crate::view::json(prep, &reduced, raw, settings), "certain"),
+        // Otherwise the rendering decides, and it stops as soon as it is
+        // over the budget.
+        prep => match (
+            json::router::route_within(&reduced, settings.encoding, prep.as_ref().and(settings.budget)),
+            prep,
+        ) {
+            (Some(rendered), _) => (rendered, "fits"),
+            (None, Some(prep)) => (crate::view::json(prep, &reduced, raw, settings), "measured"),
+            (None, None) => (json::router::route(&reduced, settings.encoding), "fits"),
+        },
+    };
+    if crate::debug::enabled() && raw.len() > settings.budget.unwrap_or(usize::MAX) {
+        eprintln!(
+            "tokensieve: view prepared in {} ms, rendered in {} ms ({how})",
+            measured.as_millis(),
+            (started.elapsed() - measured).as_millis()
+        );
+    }
+    out
+}
+
+/// Which path the bytes take, decided once, here.
+enum Route<'a> {
+    /// Empty, NUL bytes or invalid UTF-8: never touched.
+    Binary,
+    /// The JSON path when it parses (else text).
+    Json(&'a str),
+    Text(&'a str),
+}
+
+fn route<'a>(raw: &'a [u8], hint: Option<&Hint>, settings: &Settings) -> Route<'a> {
+    if raw.is_empty() || raw.contains(&0) {
+        return Route::Binary;
+    }
+    let Ok(text) = std::str::from_utf8(raw) else { return Route::Binary };
+    if json_candidate_text(text, hint, settings) { Route::Json(text) } else { Route::Text(text) }
 }
 
 /// Whether `raw` takes the JSON path when it parses. An excerpt (JSON lines
@@ -208,15 +101,32 @@ pub fn render_typed(
 /// text, whose numbers speak of the whole. So is a command's log written as
 /// JSON lines of records: a log, its records quoted (`text::json_lines_log`).
 pub fn json_candidate(raw: &[u8], hint: Option<&Hint>, settings: &Settings) -> bool {
+    std::str::from_utf8(raw).is_ok_and(|text| json_candidate_text(text, hint, settings))
+}
+
+fn json_candidate_text(text: &str, hint: Option<&Hint>, settings: &Settings) -> bool {
     settings.excerpt.is_none()
-        && !(hint.is_some() && std::str::from_utf8(raw).is_ok_and(crate::text::json_lines_log))
+        && !(hint.is_some() && crate::text::json_lines_log(text))
         // a large document whose tree would pass the memory bound: read as
         // text, whose view shows its start and the jq command that asks it
-        && !crate::json::parse::too_dense(raw)
+        && !crate::json::parse::too_dense(text.as_bytes())
+}
+
+/// Inputs from this size on take the JSON path from a stored copy when the
+/// parser reads them as they are (`handoff`'s large path: the bytes are let
+/// go before the tree is built). Below it the tree is small whatever its
+/// ratio, and parsing from memory is faster.
+pub const LARGE_JSON: usize = 1 << 20;
+
+/// Whether `raw` is a large JSON document for `handoff`'s large path:
+/// `LARGE_JSON` bytes or more, nothing for the scrubber to remove, and the
+/// JSON path's candidate.
+pub fn large_json(raw: &[u8], hint: Option<&Hint>, settings: &Settings) -> bool {
+    raw.len() >= LARGE_JSON && crate::json::parse::readable_as_is(raw) && json_candidate(raw, hint, settings)
 }
 
 /// Past the budget, a view instead of the rendering (or of the text that
-/// would pass as it is).
+/// would pass as it is), under the guard like any rendering.
 fn view_if_over_budget(
     text: &str,
     rendered: Option<Rendered>,
@@ -229,20 +139,51 @@ fn view_if_over_budget(
         Some(r) if !budget::fits(&r.text, settings.budget) => {
             // A tool-aware summary keeps its facts in its own lines: view
             // those; the generic one is the raw output folded, view the raw.
-            let summary = matches!(&r.shape, Shape::Text(name) if name != "generic").then_some(r.shape);
-            match summary {
-                Some(shape) => Some(crate::view::text(&r.text, Some(shape), hint, settings)),
-                None => Some(crate::view::text(text, None, hint, settings)),
-            }
+            let summary = matches!(&r.shape, Shape::Text(name) if name != "generic").then(|| r.shape.clone());
+            let of_summary = summary.is_some();
+            let view = match summary {
+                Some(shape) => crate::view::text(&r.text, Some(shape), hint, settings),
+                None => crate::view::text(text, None, hint, settings),
+            };
+            checked_view(text, view, of_summary, Some(r), hint, settings)
         }
-        None if !budget::fits(text, settings.budget) => Some(crate::view::text(text, None, hint, settings)),
+        None if !budget::fits(text, settings.budget) => {
+            checked_view(text, crate::view::text(text, None, hint, settings), false, None, hint, settings)
+        }
         other => other,
     }
 }
 
-/// NUL bytes or invalid UTF-8 mean binary: never touched.
-pub fn is_binary(raw: &[u8]) -> bool {
-    raw.contains(&0) || std::str::from_utf8(raw).is_err()
+/// The guard's last word over a view (`text::check_rendering`): a view of
+/// a summary that lost signal lines gives way to the raw output's view
+/// (which counts what it cannot show), and one that still fails to
+/// `checked`, the rendering the guard passed (`None`: the raw bytes) —
+/// unless no count could be checked (see below).
+fn checked_view(
+    text: &str,
+    view: Rendered,
+    of_summary: bool,
+    checked: Option<Rendered>,
+    hint: Option<&Hint>,
+    settings: &Settings,
+) -> Option<Rendered> {
+    let Err(why) = crate::text::check_rendering(text, &view.text, settings) else { return Some(view) };
+    if of_summary {
+        let raw_view = crate::view::text(text, None, hint, settings);
+        if crate::text::check_rendering(text, &raw_view.text, settings).is_ok() {
+            return Some(raw_view);
+        }
+    }
+    // Without the whole raw output stored (an excerpt of an output too
+    // large to hold, or the store off) no count line can be checked: the
+    // view, which states every gap, rather than a blind cut.
+    let countable = settings.raw_id.is_some() && settings.excerpt.is_none();
+    if crate::debug::enabled() {
+        let instead =
+            if countable { "the checked rendering" } else { "it all the same (nothing to count with)" };
+        eprintln!("tokensieve: the view {why}; delivering {instead}");
+    }
+    if countable { checked } else { Some(view) }
 }
 
 /// `render`, with a panic anywhere in the pipeline turned into "deliver raw":
@@ -271,4 +212,105 @@ pub fn guarded<T>(stage: impl FnOnce() -> T) -> Option<T> {
         eprintln!("tokensieve: internal error while compressing; raw output delivered");
     }
     out.ok()
+}
+
+/// No user filter can drop a signal line the ledger marks, through the
+/// whole rendering.
+#[cfg(test)]
+mod user_filter_properties {
+    use proptest::prelude::*;
+
+    use crate::settings::{Hint, Settings};
+    use crate::userfilter::{Replace, Spec, UserFilter};
+
+    /// Signal lines of several detector kinds.
+    fn signal() -> impl Strategy<Value = String> {
+        (0usize..10, 1u32..900).prop_map(|(kind, n)| match kind {
+            0 => format!("src/app.c:{n}:3: error: expected ';' before '}}'"),
+            1 => format!("error[E0{n:03}]: mismatched types"),
+            2 => format!("FAILED tests/test_cart.py::test_total_{n} - assert 3 == 4"),
+            3 => format!("--- FAIL: TestQueue{n} (0.01s)"),
+            4 => format!("2026-01-01 12:00:{:02} ERROR payment {n} declined", n % 60),
+            5 => format!("[{n}.000100] Out of memory: Killed process {n} (java)"),
+            6 => format!("thread 'main' panicked at src/lib.rs:{n}:5:"),
+            7 => format!("make: *** [Makefile:{n}: all] Error 2"),
+            8 => format!("FATAL disk {n} unreadable"),
+            _ => format!("{n} passed, 2 failed in 0.3s"),
+        })
+    }
+
+    fn noise() -> impl Strategy<Value = String> {
+        (0usize..4, 1u32..5000).prop_map(|(k, n)| match k {
+            0 => format!("processing item {n} ok"),
+            1 => format!("  inflating: lib/file{n}.txt"),
+            2 => String::new(),
+            _ => format!("fetched {n} bytes"),
+        })
+    }
+
+    /// Filters that try hard to lose lines: drop all, keep nothing,
+    /// erase the error words, cut to a line, fold, on_empty.
+    fn hostile() -> impl Strategy<Value = Spec> {
+        let drops = prop::sample::select(vec![vec![], vec!["."], vec!["(?i)error|fail|fatal|panic|memory"]]);
+        let keeps = prop::sample::select(vec![vec![], vec!["^zzz"], vec!["ok$"]]);
+        let erase = any::<bool>();
+        (
+            drops,
+            keeps,
+            erase,
+            prop::option::of(0usize..3),
+            prop::option::of(0usize..3),
+            any::<bool>(),
+            any::<bool>(),
+        )
+            .prop_map(|(drop, keep, erase, head, tail, fold, builtin)| Spec {
+                matches: Some("mytool run".into()),
+                drop: drop.into_iter().map(String::from).collect(),
+                keep: keep.into_iter().map(String::from).collect(),
+                replace: if erase {
+                    vec![Replace {
+                        pattern: "(?i)error|failed|fatal|panicked|killed".into(),
+                        with: "".into(),
+                    }]
+                } else {
+                    vec![]
+                },
+                head,
+                tail,
+                fold,
+                on_empty: Some("all good".into()),
+                builtin: Some(builtin),
+                ..Spec::default()
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(96))]
+        /// No user filter can drop a signal line the ledger marks.
+        #[test]
+        fn no_user_filter_loses_a_signal_line(
+            spec in hostile(),
+            noise in prop::collection::vec(noise(), 0..300),
+            signals in prop::collection::vec((signal(), any::<prop::sample::Index>()), 1..6),
+        ) {
+            let mut lines = noise;
+            for (s, at) in &signals {
+                let k = at.index(lines.len() + 1);
+                lines.insert(k, s.clone());
+            }
+            let raw = lines.join("\n") + "\n";
+            let ledger = crate::lines::ledger::scan(raw.split('\n'));
+            let all: Vec<&str> = raw.split('\n').collect();
+            let filter = UserFilter::compile(&spec).unwrap();
+            let settings = Settings { user_filters: std::sync::Arc::from(vec![filter]), ..Settings::default() };
+            let hint = Hint { command: vec!["mytool".into(), "run".into()], exit_code: 1 };
+            let out = crate::pipeline::render(raw.as_bytes(), Some(&hint), &settings)
+                .map_or_else(|| raw.clone(), |r| r.text);
+            for (s, _) in &signals {
+                let marked = all.iter().enumerate().any(|(i, l)| l == s && ledger.kind(i).is_some());
+                prop_assert!(marked, "the ledger does not mark {:?}", s);
+                prop_assert!(out.contains(s.as_str()), "lost {:?} with {:?}:\n{}", s, spec, out);
+            }
+        }
+    }
 }

@@ -37,7 +37,7 @@ follows on stderr, e.g. `[tokensieve 728→238 tok · raw 9439d8b8]`: tokens
 before and after, and the id of the stored original.
 
 - `tokensieve show ID` prints the original output exactly; `--lines 120:180`
-  or `--grep REGEX` print part of it, with line numbers.
+  prints those lines as they are, `--grep REGEX` the matching ones numbered.
 - Pipes (`| jq`), `$(...)` and redirects (`> out.json`) always get the
   original bytes; `TOKENSIEVE=off CMD` runs a command untouched.
 ";

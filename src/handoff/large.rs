@@ -17,12 +17,9 @@ use super::{Receipt, after_output, emit, formatted, rendering_wins, typed_result
 use crate::auditor::{self, Encoding};
 use crate::history;
 use crate::json::{self, Source, parse::Checked};
-use crate::pipeline::{self, Hint, Settings};
+use crate::pipeline;
+use crate::settings::{Hint, Settings};
 use crate::store::{self, Object, Store};
-
-/// Inputs from this size on take this path: below it the tree is small
-/// whatever its ratio, and parsing from memory is faster.
-pub const LARGE: usize = 1 << 20;
 
 /// What the side thread learnt from the raw bytes before letting them go.
 struct Read {
@@ -71,10 +68,7 @@ impl Stored {
 /// hold it. `None` for the ordinary path, which also says why a store that
 /// failed did.
 pub(super) fn store(raw: &[u8], hint: Option<&Hint>, settings: &Settings) -> Option<Stored> {
-    if raw.len() < LARGE
-        || !json::parse::readable_as_is(raw)
-        || !pipeline::json_candidate(raw, hint, settings)
-    {
+    if !pipeline::large_json(raw, hint, settings) {
         return None;
     }
     let store = Store::new(store::home(), crate::config::get().store_max_bytes());
@@ -133,7 +127,7 @@ pub(super) fn deliver_stored(
     let rendered = json::parse::finish(documents, &side.checked).and_then(|value| {
         let source = Source::File { path: &obj.path, len, head: &side.head };
         pipeline::guarded(|| {
-            json::with_status(json::render(value, source, settings), hint.map(|h| h.exit_code))
+            json::with_status(pipeline::render_json(value, source, settings), hint.map(|h| h.exit_code))
         })
     });
     let Some((out, mut receipt)) =

@@ -16,24 +16,9 @@ use super::reader::{self, Reader, Stdout};
 /// Set in every child we start: a shim that sees it is inside a tool.
 pub const DEPTH_ENV: &str = "TOKENSIEVE_DEPTH";
 
-/// Environment variables that mean "an AI agent runs this shell" (any value
-/// but empty); `CURSOR_ROLE` needs a specific value. Public so tests and
-/// tools can clear exactly these.
-pub const AGENT_MARKERS: &[&str] = &[
-    "CLAUDECODE",
-    "CODEX_CI",
-    "CODEX_SANDBOX",
-    "CODEX_THREAD_ID",
-    "GEMINI_CLI",
-    "CURSOR_AGENT",
-    "OPENCODE",
-    "OPENCODE_CLIENT",
-    "AGENT",
-    "AI_AGENT",
-    "COPILOT_CLI",
-];
-/// Cursor's variable: an agent only when it is `agent-exec`.
-pub const CURSOR_ROLE: &str = "CURSOR_EXTENSION_HOST_ROLE";
+// The markers are the settings' knowledge (`crate::config::markers`),
+// named here too for the tests and tools that clear exactly these.
+pub use crate::config::markers::{AGENT_MARKERS, CURSOR_ROLE, agent_present};
 
 /// The decision and, for passthrough, why (shown with `TOKENSIEVE_DEBUG=1`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -49,14 +34,16 @@ pub fn decide(tool: &str, args: &[OsString], explicit: bool) -> Decision {
     if let Some(why) = early_gate(&get) {
         return Decision::Passthrough(why.into());
     }
-    // The settings files are read only past the cheapest answers.
+    // The settings files are read only past the cheapest answers: with no
+    // agent marker, only the user's own file (its `agent_markers`), never
+    // a project's.
+    if !explicit && !agent_or_on(&get) && !crate::config::agent_marked(&get) {
+        return Decision::Passthrough("no agent marker in the environment".into());
+    }
     let cfg = crate::config::get();
     let words: Vec<String> = args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
     if let Some(source) = cfg.tool_disabled(tool, &words) {
         return Decision::Passthrough(format!("turned off in the settings ({source})"));
-    }
-    if !explicit && !agent_or_on(&get) && !cfg.agent_present(&get) {
-        return Decision::Passthrough("no agent marker in the environment".into());
     }
     if is_live(tool, args) || cfg.is_live(tool, &words) {
         return Decision::Passthrough("follow/watch or interactive command".into());
@@ -116,12 +103,6 @@ fn agent_or_on(get: &dyn Fn(&str) -> Option<OsString>) -> bool {
 /// settings add).
 pub fn agent_marker_present() -> bool {
     crate::config::get().agent_present(&|k: &str| std::env::var_os(k))
-}
-
-/// Whether one of the built-in markers is set.
-pub fn agent_present(get: &dyn Fn(&str) -> Option<OsString>) -> bool {
-    AGENT_MARKERS.iter().any(|k| get(k).is_some_and(|v| !v.is_empty()))
-        || get(CURSOR_ROLE).is_some_and(|v| v == "agent-exec")
 }
 
 /// Subcommand word sequences that are interactive or never end.

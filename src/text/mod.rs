@@ -11,47 +11,36 @@
 //! as `exit N`, never guessed from the text.
 
 mod blocks;
-mod clean;
-mod command;
 mod condense;
 pub mod filters;
 mod generic;
 pub mod guard;
 mod kind;
 pub use kind::json_lines_log;
-pub mod ledger;
 #[cfg(test)]
 mod properties;
 mod report;
 mod runner;
 mod summary;
 
-use aho_corasick::AhoCorasick;
+use std::collections::HashSet;
+
+use aho_corasick::{AhoCorasick, AhoCorasickKind};
 
 use crate::auditor::Shape;
-use crate::pipeline::{Hint, Rendered, Settings};
+use crate::command::Invocation;
+// The cleaning and the signal ledger sit below in `crate::lines` (`typed`,
+// `view` and the shim read them too); the filters reach them through here.
+pub(crate) use crate::lines::{ascii_regex, clean};
+pub use crate::lines::{cleaned, ledger};
+use crate::settings::{Hint, Rendered, Settings};
 use crate::typed::TypedResult;
 
-pub use command::Invocation;
 pub use filters::Filter;
 use filters::filter_for;
 
-/// A pattern over a line's bytes with ASCII classes only (`\w`, `\d`,
-/// `\s`, `\b`, `(?i)`): what tools print matches the same, and compiling
-/// it skips the Unicode tables that made up most of a short text command's
-/// CPU (scripts/bench-regex.sh). Non-ASCII literals still match as UTF-8.
-pub(crate) fn ascii_regex(pattern: &str) -> Result<regex::bytes::Regex, regex::Error> {
-    regex::bytes::RegexBuilder::new(pattern).unicode(false).build()
-}
-
 /// Below this many chars an output is only cleaned.
 pub const TINY: usize = 100;
-
-/// The cleaning every text path starts with (ANSI, `\r` redraws, trailing
-/// blanks); line numbers stay those of the input. For the budgeted view.
-pub fn cleaned(text: &str) -> String {
-    clean::clean(text)
-}
 
 /// Whether one cleaned line must reach the agent even when the lines around
 /// it are left out: a signal line of the ledger's detectors that need no
@@ -240,7 +229,7 @@ fn whole_or(raw: &str, out: String, name: &str) -> Option<Rendered> {
 
 /// With `TOKENSIEVE_DEBUG` set: one line on stderr about a decision.
 fn debug(what: &str) {
-    if crate::handoff::debug() {
+    if crate::debug::enabled() {
         eprintln!("tokensieve: {what}");
     }
 }
@@ -310,14 +299,42 @@ fn cap(body: String, raw_len: usize, raw_note: Option<&str>, src: &guard::Source
     out.join("\n") + "\n"
 }
 
-/// Finds the raw output's signal lines (trimmed) inside lines of a rendering.
-fn signal_finder(src: &guard::Source) -> Option<AhoCorasick> {
-    let mut needles: Vec<&str> = src
+/// Signal lines longer than this are looked for by a plain substring
+/// search, not in the automaton: an Aho-Corasick DFA over one 10 MB line
+/// took minutes to build (issue 25, the cargo filter's long-line stall).
+const LONG_NEEDLE: usize = 512;
+/// At most this many long signal lines get a substring search per line;
+/// the rest only an equality check (the guard still checks them all).
+const LONG_SEARCHES: usize = 64;
+
+/// Finds the raw output's signal lines (trimmed) inside lines of a
+/// rendering, in time linear in the needles and in each line searched.
+struct SignalFinder<'a> {
+    short: Option<AhoCorasick>,
+    long: Vec<&'a str>,
+    long_set: HashSet<&'a str>,
+}
+
+impl SignalFinder<'_> {
+    fn is_match(&self, line: &str) -> bool {
+        if self.short.as_ref().is_some_and(|s| s.is_match(line)) {
+            return true;
+        }
+        if self.long.is_empty() || line.len() < LONG_NEEDLE {
+            return false;
+        }
+        self.long_set.contains(line.trim())
+            || self.long.iter().take(LONG_SEARCHES).any(|n| n.len() <= line.len() && line.contains(n))
+    }
+}
+
+fn signal_finder<'a>(src: &guard::Source<'a>) -> Option<SignalFinder<'a>> {
+    let mut needles: Vec<&'a str> = src
         .ledger
         .entries
         .iter()
-        .filter_map(|e| src.cleaned.get(e.line))
-        .map(|l| l.trim())
+        .filter_map(|e| src.cleaned.get(e.line).copied())
+        .map(str::trim)
         .filter(|l| !l.is_empty())
         .collect();
     needles.sort_unstable();
@@ -325,7 +342,13 @@ fn signal_finder(src: &guard::Source) -> Option<AhoCorasick> {
     if needles.is_empty() {
         return None;
     }
-    AhoCorasick::new(needles).ok()
+    let (long, short): (Vec<&str>, Vec<&str>) = needles.into_iter().partition(|n| n.len() > LONG_NEEDLE);
+    // A contiguous NFA: built in time linear in the needles' bytes (the
+    // default may pick a DFA, whose build grows much faster).
+    let short = (!short.is_empty())
+        .then(|| AhoCorasick::builder().kind(Some(AhoCorasickKind::ContiguousNFA)).build(&short).ok())
+        .flatten();
+    Some(SignalFinder { short, long_set: long.iter().copied().collect(), long })
 }
 
 /// Appends the status line and, for large outputs, where the raw bytes are.
