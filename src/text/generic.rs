@@ -544,9 +544,16 @@ mod tests {
             .iter()
             .map(|n| format!("app.py:{n}:1: moved to the new layout\n"))
             .collect();
-        assert_eq!(generic(&moved, 4000), moved);
-        let lint = moved.replace("moved to the new layout", "E302 expected 2 blank lines, found 1");
+        let few: String = moved.lines().take(9).map(|l| format!("{l}\n")).collect();
+        assert_eq!(generic(&few, 4000), few);
+        let lint = few.replace("moved to the new layout", "E302 expected 2 blank lines, found 1");
         assert_eq!(generic(&lint, 4000), lint);
+        // ten or more differing only in numbers: first and last as printed,
+        // every number between, the command that prints them all
+        assert_eq!(
+            generic(&moved, 4000),
+            "app.py:11:1: moved to the new layout\n… 10 more like it, their numbers: 14; 17; 20; 23; 26; 29; 31; 40; 52; 60 (12 lines: tokensieve show abc123 --grep 'app\\.py:\\w+:\\w+: moved to the new layout')\napp.py:77:1: moved to the new layout\n"
+        );
         // the same run without a place folds, keeping its values
         let unplaced = moved.replace("app.py:", "step ");
         assert_eq!(
