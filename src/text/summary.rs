@@ -151,6 +151,7 @@ fn outliers(
         .filter_map(|item| match item {
             Item::Run(r)
                 if seen[r.shape.as_str()] == 1
+                    && is_event_line(lines[r.first()])
                     && !r.ledger
                     && !r.keyword
                     && !lines[r.first()].trim().is_empty()
@@ -196,7 +197,15 @@ fn outliers(
 }
 
 /// At most this many lines of templates seen once are shown.
-const MAX_RARE: usize = 25;
+const MAX_RARE: usize = 15;
+
+/// A line whose template says what happened (`Ready to accept
+/// connections`): not a JSON record, whose shape varies with its values,
+/// nor a long dump.
+fn is_event_line(line: &str) -> bool {
+    let t = line.trim_start();
+    !t.is_empty() && !t.starts_with(['{', '[']) && line.len() <= 200
+}
 /// Slow: this many times the median duration of the log...
 const SLOW: f64 = 4.0;
 /// ...among at least this many timed lines.
