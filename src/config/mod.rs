@@ -17,6 +17,38 @@
 //! and `.tokensieve.toml` in each folder up from the working directory);
 //! a file is read and parsed only when it exists. User filters' regexes are
 //! compiled only when an output is rendered (`Config::settings`).
+//!
+//! # Design: Settings (`src/config/`, `src/userfilter.rs`, `src/cli/{settings,filter_test}.rs`)
+//!
+//! `config::get()` is the process's settings, loaded once: the environment,
+//! then the nearest `.tokensieve.toml` from the working directory up, then
+//! `config.toml` in the home, then the defaults (docs/config.md). `SPECS`
+//! lists every setting (key = variable name without `TOKENSIEVE_`,
+//! lowercased) with one check that both a variable's text and a file's value
+//! go through; `Config::resolve` is the pure precedence (tests give it an
+//! environment and parsed files), `Config::settings()` the `Settings` every
+//! stage reads, and `store_max_bytes`, `capture_max_bytes`,
+//! `text_wait_secs`, `tool_disabled`, `agent_present`, `is_live` the rest.
+//! `file.rs` reads one file with `toml::de::DeTable` (spans → `file:line`
+//! for every value, for `config show` and for warnings); a syntax error drops
+//! the file, an unknown key or bad value drops that entry, each with one
+//! warning line, held in the config and printed by `config::warn` when output
+//! is delivered (never by a passthrough). `[[filter]]` tables are read with
+//! serde derive (`deny_unknown_fields`) into `userfilter::Spec`s. A project
+//! file that defines filters counts only when `trust.rs` finds its sha256
+//! recorded under the home (`tokensieve trust`). With no file the cost is a
+//! few `stat`s; filters' regexes compile only when an output is rendered.
+//!
+//! `userfilter::UserFilter` is one compiled filter: matched on tool and
+//! subcommand words (via `text::Invocation`) or a regex over the command line;
+//! keep/drop, replace, fold, head/tail, `on_empty` in that order. `text::render`
+//! tries it first and puts it through `guard::check` like any filter, so the
+//! guard's fallback (built-in unless `builtin = false`, generic, cleaned
+//! whole) keeps every signal line; a property test drives hostile filters over
+//! noise with injected signal lines. `run_tests` runs a spec's inline
+//! `[[filter.test]]`s through `pipeline::render` (`tokensieve filter test`);
+//! `filter try` delivers a capture through `handoff::deliver` with a draft
+//! first.
 
 mod file;
 pub mod markers;
@@ -83,6 +115,13 @@ pub static SPECS: &[Spec] = &[
         env: "TOKENSIEVE_BUDGET",
         about: "chars of stdout before a view replaces the output, or off",
         check: |v| crate::budget::parse(v).map(|b| b.map_or("off".into(), |n| n.to_string())),
+        list: false,
+    },
+    Spec {
+        key: "focus",
+        env: "TOKENSIEVE_FOCUS",
+        about: "tokens of JSON rendering above which a focus view is shown, or off",
+        check: |v| crate::budget::parse_focus(v).map(|b| b.map_or("off".into(), |n| n.to_string())),
         list: false,
     },
     Spec {
@@ -202,6 +241,8 @@ pub struct Config {
     tools: Vec<(String, bool, Source)>,
     /// Filter definitions, project first, then user, each with its origin.
     filters: Vec<userfilter::Spec>,
+    /// The user's focus views (`[[view]]`), project first.
+    views: Vec<crate::userview::View>,
     /// The files that were read (for `config path` and `show`).
     pub files: Vec<PathBuf>,
     /// One line each: problems found (printed by `warn`).
@@ -343,6 +384,7 @@ fn read_layer(path: &Path, project: bool, layers: &mut Vec<Layer>, warnings: &mu
                     ));
                     layer.values.retain(|k, _| UNTRUSTED_KEYS.contains(k));
                     layer.filters.clear();
+                    layer.views.clear();
                     layer.tools.retain(|t| !t.1);
                 }
             }
@@ -360,6 +402,11 @@ fn needs_trust(layer: &Layer) -> Vec<String> {
         0 => {}
         1 => keys.push("a filter".into()),
         n => keys.push(format!("{n} filters")),
+    }
+    match layer.views.len() {
+        0 => {}
+        1 => keys.push("a view".into()),
+        n => keys.push(format!("{n} views")),
     }
     if layer.tools.iter().any(|t| t.1) {
         keys.push("tools turned on".into());
@@ -395,6 +442,7 @@ impl Config {
         for layer in layers {
             cfg.tools.extend(layer.tools);
             cfg.filters.extend(layer.filters);
+            cfg.views.extend(layer.views);
             cfg.warnings.extend(layer.warnings);
             cfg.files.push(layer.path);
         }
@@ -441,6 +489,11 @@ impl Config {
         out
     }
 
+    /// The user's focus views in force (`[[view]]`), project first.
+    pub fn view_specs(&self) -> &[crate::userview::View] {
+        &self.views
+    }
+
     /// The filter definitions in force, with where each was defined.
     pub fn filter_specs(&self) -> &[userfilter::Spec] {
         &self.filters
@@ -470,6 +523,11 @@ impl Config {
                 _ => ReceiptForm::Long,
             },
             user_filters: self.user_filters(),
+            user_views: Arc::from(self.views.clone()),
+            focus: match self.text("focus") {
+                Some(v) => crate::budget::parse_focus(v).unwrap_or(Some(crate::budget::FOCUS_DEFAULT)),
+                None => Some(crate::budget::FOCUS_DEFAULT),
+            },
             format: self
                 .text("format")
                 .and_then(|v| crate::settings::Format::parse(v).ok())
@@ -594,6 +652,7 @@ fn default_text(key: &str) -> String {
             }
         }
         "text_threshold" => "4000".into(),
+        "focus" => crate::budget::FOCUS_DEFAULT.to_string(),
         "dedup" => "default".into(),
         "epoch" | "receipt" => "auto".into(),
         "format" => "text".into(),
