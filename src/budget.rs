@@ -19,6 +19,36 @@ const HARNESS_DEFAULT: usize = 30_000;
 /// line or two, a few rows).
 pub const MIN: usize = 2_000;
 
+/// The focus size (SPEC §6c, `TOKENSIEVE_FOCUS`, `focus` in a settings
+/// file): structured output whose whole rendering passes this many tokens
+/// (cl100k) gets a focus view (the answer first, the rest named by a `show`
+/// command that prints it); below it, output is whole. Of the order of a
+/// screen of text: the public session bench's record-like outputs (a
+/// 10-commit `git log --stat`, 1,229 tokens) pass it, a short log does not.
+pub const FOCUS_DEFAULT: usize = 1_000;
+/// Smallest focus size: a view's own header costs tens of tokens.
+pub const FOCUS_MIN: usize = 200;
+
+/// A focus setting's value: a number of tokens (at least `FOCUS_MIN`) or
+/// `off` (`None`: every rendering whole).
+pub fn parse_focus(v: &str) -> Result<Option<usize>> {
+    let v = v.trim();
+    if v.eq_ignore_ascii_case("off") {
+        return Ok(None);
+    }
+    let Ok(n) = v.parse::<usize>() else { bail!("must be a number of tokens or 'off', got '{v}'") };
+    Ok(Some(n.max(FOCUS_MIN)))
+}
+
+/// Whether `rendering` is past the focus size `focus` (`None`: off).
+pub fn past_focus(focus: Option<usize>, rendering: &str) -> bool {
+    // chars/2 is below any text's token count's upper range: no count needed
+    // for what is plainly small
+    focus.is_some_and(|f| {
+        rendering.len() / 2 > f || rendering.len() > f && auditor::count(Encoding::Cl100k, rendering) > f
+    })
+}
+
 /// A budget setting's value (`crate::config`: `TOKENSIEVE_BUDGET`, or
 /// `budget` in a settings file): a number of characters (at least `MIN`) or
 /// `off` (`None`).

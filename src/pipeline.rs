@@ -41,6 +41,10 @@ pub struct Settings {
     /// Characters of stdout the agent's harness shows whole (`crate::budget`);
     /// a longer rendering becomes a view. `None`: no limit.
     pub budget: Option<usize>,
+    /// Tokens of rendering past which structured output gets a focus view
+    /// (`crate::budget::FOCUS_DEFAULT`, `TOKENSIEVE_FOCUS`). `None`: off,
+    /// every rendering whole (the default of `Settings::default()`).
+    pub focus: Option<usize>,
     /// What stdout carries: the compressed text, or the typed result with it
     /// as JSON or YAML (`--format`, `TOKENSIEVE_FORMAT`).
     pub format: Format,
@@ -126,6 +130,7 @@ impl Default for Settings {
             receipt: ReceiptForm::Long,
             raw_id: None,
             budget: None,
+            focus: None,
             format: Format::Text,
             user_filters: std::sync::Arc::from(Vec::new()),
         }

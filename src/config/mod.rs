@@ -85,6 +85,13 @@ pub static SPECS: &[Spec] = &[
         list: false,
     },
     Spec {
+        key: "focus",
+        env: "TOKENSIEVE_FOCUS",
+        about: "tokens of rendering before a focus view replaces structured output, or off",
+        check: |v| crate::budget::parse_focus(v).map(|b| b.map_or("off".into(), |n| n.to_string())),
+        list: false,
+    },
+    Spec {
         key: "text_threshold",
         env: "TOKENSIEVE_TEXT_THRESHOLD",
         about: "chars above which a text output is summarised",
@@ -381,6 +388,10 @@ impl Config {
                 None => {
                     crate::budget::harness_default(std::env::var("BASH_MAX_OUTPUT_LENGTH").ok().as_deref())
                 }
+            },
+            focus: match self.text("focus") {
+                Some(v) => crate::budget::parse_focus(v).unwrap_or(Some(crate::budget::FOCUS_DEFAULT)),
+                None => Some(crate::budget::FOCUS_DEFAULT),
             },
             receipt: match self.text("receipt") {
                 Some("short") => ReceiptForm::Short,

@@ -30,8 +30,7 @@ use crate::store::{self, Store};
 
 /// Shim mode: `name` is the basename we were called as.
 pub fn main(name: &str, args: Vec<OsString>) -> ExitCode {
-    let argv0 = std::env::args_os().next().unwrap_or_else(|| name.into());
-    launch(name, None, &argv0, &args, None)
+    launch(name, None, &args, None)
 }
 
 /// `tokensieve run -- CMD ARGS...`: the shim's behaviour as if an agent
@@ -42,18 +41,12 @@ pub fn run_explicit(cmd: &OsStr, args: &[OsString], settings: Settings) -> ExitC
     let path = Path::new(cmd);
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let given = cmd.to_string_lossy().contains('/').then(|| path.to_path_buf());
-    launch(&name, given, cmd, args, Some(settings))
+    launch(&name, given, args, Some(settings))
 }
 
 /// `settings` is `Some` for `tokensieve run` (explicit: as if an agent
 /// marker were set); a shim reads them from the environment when it needs them.
-fn launch(
-    name: &str,
-    given: Option<PathBuf>,
-    argv0: &OsStr,
-    args: &[OsString],
-    settings: Option<Settings>,
-) -> ExitCode {
+fn launch(name: &str, given: Option<PathBuf>, args: &[OsString], settings: Option<Settings>) -> ExitCode {
     let started = Instant::now();
     let skip = resolve::self_ids();
     let Some(real) = given.or_else(|| resolve::find(name, std::env::var_os("PATH").as_deref(), &skip)) else {
@@ -70,7 +63,7 @@ fn launch(
             }
         }
     }
-    let launch = Launch { real: &real, argv0, args, shims: resolve::ids_env_value(&skip) };
+    let launch = Launch { real: &real, args, shims: resolve::ids_env_value(&skip) };
     match decision {
         Decision::Passthrough(_) => cannot_run(&real, &child::exec(&launch)),
         Decision::Compress => compress(name, &launch, settings, started),
@@ -80,7 +73,8 @@ fn launch(
 fn compress(name: &str, launch: &Launch, settings: Option<Settings>, started: Instant) -> ExitCode {
     let settings = settings.unwrap_or_else(crate::cli::settings);
     let raw_store = Store::new(store::home(), crate::config::get().store_max_bytes());
-    let outcome = match child::run(launch, &Limits::from_env(), &raw_store, settings.encoding) {
+    let merge = reader::stderr_joins_stdout();
+    let outcome = match child::run(launch, merge, &Limits::from_env(), &raw_store, settings.encoding) {
         Ok(o) => o,
         Err(e) => return cannot_run(launch.real, &e),
     };

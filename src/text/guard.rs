@@ -35,6 +35,8 @@ pub struct Source<'a> {
     /// (`Settings::budget`; `None`: no limit). A listing past it counts, with
     /// the command, what it cannot show.
     pub budget: Option<usize>,
+    /// `Settings::focus`: record-like text past it gets a focus view.
+    pub focus: Option<usize>,
     /// Set when `raw` is an excerpt of a larger output: where its lines are
     /// in the whole, and the whole's size.
     pub excerpt: Option<&'a Excerpt>,
@@ -222,6 +224,7 @@ impl Owned {
             ledger: &self.ledger,
             id: Some("abc123"),
             budget: None,
+            focus: None,
             excerpt: None,
         }
     }
@@ -239,6 +242,7 @@ mod tests {
             ledger,
             id: Some("abc123"),
             budget: None,
+            focus: None,
             excerpt: None,
         }
     }
