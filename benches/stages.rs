@@ -13,7 +13,8 @@ use std::sync::LazyLock;
 
 use serde_json::Value;
 use tokensieve::auditor::{self, Encoding};
-use tokensieve::pipeline::{self, Hint, Settings};
+use tokensieve::pipeline;
+use tokensieve::settings::{Hint, Settings};
 
 fn main() {
     divan::main();

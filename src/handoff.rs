@@ -9,9 +9,11 @@ use std::time::Instant;
 use crate::auditor::ReceiptForm;
 use crate::auditor::{self, Receipt, Shape};
 use crate::history;
-use crate::pipeline::{self, Excerpt, Gap, Hint, Rendered, Settings};
+use crate::pipeline;
+use crate::settings::Format;
+use crate::settings::{Excerpt, Gap, Hint, Rendered, Settings};
 use crate::store::{self, Object, Store};
-use crate::typed::{self, Format, TypedResult};
+use crate::typed::{self, TypedResult};
 
 mod large;
 
@@ -175,7 +177,7 @@ fn after_output(
     if !warnings.is_empty() {
         let _ = writeln!(io::stderr().lock(), "tokensieve: warning: {}", warnings.join("; "));
     }
-    if debug() {
+    if crate::debug::enabled() {
         eprintln!(
             "tokensieve: raw store {} µs, history open {} µs (beside the render), row {} µs",
             store_took.as_micros(),
@@ -190,7 +192,7 @@ fn after_output(
 pub enum Gathered<'a> {
     Whole(&'a [u8]),
     Spooled {
-        /// Head, signal lines of the middle, tail (see `pipeline::Excerpt`).
+        /// Head, signal lines of the middle, tail (see `settings::Excerpt`).
         text: &'a str,
         excerpt: &'a Excerpt,
         object: &'a Object,
@@ -258,7 +260,7 @@ fn deliver_excerpt(
     });
     let (mut out, shape) = match rendered {
         Some(r) => (r.text, r.shape),
-        None => (crate::text::cleaned(text), Shape::Text("excerpt".into())),
+        None => (crate::lines::cleaned(text), Shape::Text("excerpt".into())),
     };
     if !out.ends_with('\n') {
         out.push('\n');
@@ -363,11 +365,6 @@ pub fn assess_with(
             (out, receipt, None)
         }
     }
-}
-
-/// `TOKENSIEVE_DEBUG` set and non-empty: print decisions and their cost.
-pub fn debug() -> bool {
-    std::env::var_os("TOKENSIEVE_DEBUG").is_some_and(|v| !v.is_empty())
 }
 
 /// The line a summary can quote to lead the agent to the full output.

@@ -12,11 +12,11 @@ use std::time::{Duration, Instant, SystemTime};
 use anyhow::{Context, Result};
 use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, params};
 
-mod words;
+pub mod query;
 
 use crate::auditor::Receipt;
 use crate::homefs::Dir;
-use crate::pipeline::Hint;
+use crate::settings::Hint;
 
 /// Each entry moves the schema from version `i` to `i + 1`.
 const MIGRATIONS: &[&str] = &[
@@ -60,11 +60,6 @@ const MIGRATIONS: &[&str] = &[
 ];
 
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
-/// Most subcommand words kept (`gcloud compute instances list` has three).
-const MAX_WORDS: usize = 4;
-/// Longer words are more likely ids or tokens than subcommands.
-const MAX_WORD_LEN: usize = 32;
-
 pub fn db_path(home: &Path) -> PathBuf {
     home.join("history.db")
 }
@@ -99,7 +94,7 @@ impl Call {
     /// tool is `-`.
     pub fn new(hint: Option<&Hint>, receipt: &Receipt, harness_tokens: usize, duration: Duration) -> Call {
         let (tool, subcommand) = match hint {
-            Some(h) => command_words(&h.command),
+            Some(h) => crate::command::command_words(&h.command),
             None => ("-".to_owned(), String::new()),
         };
         let exit_code = hint.map(|h| h.exit_code).unwrap_or(0);
@@ -145,31 +140,6 @@ impl Call {
 
 pub fn now_ms() -> i64 {
     SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
-}
-
-/// `(tool, subcommand)` from a command line: the tool's basename, then the
-/// words that are known subcommands of that tool's family at their place
-/// (`aws ec2 describe-vpcs --x y` → `("aws", "ec2 describe-vpcs")`,
-/// `redis-cli AUTH hunter2pass` → `("redis-cli", "AUTH")`), at most
-/// `MAX_WORDS`: a free-form value is never recorded (see `words`).
-pub fn command_words(command: &[String]) -> (String, String) {
-    let tool = command
-        .first()
-        .map(|t| t.rsplit('/').next().unwrap_or(t))
-        .filter(|t| is_plain_word(t))
-        .unwrap_or("?")
-        .to_owned();
-    let args = command.get(1..).unwrap_or_default();
-    let n = words::subcommand_len(&tool, args, MAX_WORDS);
-    let words: Vec<&str> = args[..n].iter().take_while(|w| is_plain_word(w)).map(String::as_str).collect();
-    (tool, words.join(" "))
-}
-
-fn is_plain_word(w: &str) -> bool {
-    !w.is_empty()
-        && w.len() <= MAX_WORD_LEN
-        && !w.starts_with('-')
-        && w.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':'))
 }
 
 /// Whether an error chain comes from a damaged database file.
@@ -332,8 +302,10 @@ pub fn insert(conn: &Connection, c: &Call) -> Result<()> {
     Ok(())
 }
 
-/// The stored typed result of the newest call whose raw output id starts
-/// with `id` (see `crate::typed::stored`).
+/// The stored typed result of capture `id` (a raw output id, or any unique
+/// prefix of 4+ hex digits), as recorded with its call: the newest call
+/// that stored that raw output. `None` when no call with a result names it.
+/// Its JSON shape is docs/FORMAT.md §9 (`show ID --summary`).
 pub fn result_of(home: &Path, id: &str) -> Result<Option<serde_json::Value>> {
     let Some(conn) = open_existing(home)? else { return Ok(None) };
     let short: String = id.chars().take(crate::store::ID_LEN).collect();
@@ -530,38 +502,6 @@ pub fn mentions_object(home: &Path, id: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn words(s: &str) -> (String, String) {
-        command_words(&s.split_whitespace().map(str::to_owned).collect::<Vec<_>>())
-    }
-
-    #[test]
-    fn subcommand_words_stop_at_the_first_flag() {
-        assert_eq!(
-            words("aws ec2 describe-vpcs --secret-token hunter2"),
-            ("aws".into(), "ec2 describe-vpcs".into())
-        );
-        assert_eq!(words("/usr/bin/kubectl get pods -n kube-system"), ("kubectl".into(), "get pods".into()));
-        assert_eq!(words("gh"), ("gh".into(), String::new()));
-        assert_eq!(words("git -C /repo status"), ("git".into(), String::new()));
-    }
-
-    #[test]
-    fn subcommand_words_refuse_what_may_be_secret() {
-        assert_eq!(words("curl https://user:pw@example.com"), ("curl".into(), String::new()));
-        assert_eq!(words("env TOKEN=abc aws"), ("env".into(), String::new()));
-        assert_eq!(
-            words("tool login ghp_0123456789abcdefghijklmnopqrstuvwxyz"),
-            ("tool".into(), "login".into())
-        );
-        assert_eq!(words("gcloud a b c d e f"), ("gcloud".into(), String::new()));
-        assert_eq!(
-            words("gcloud compute instances list extra"),
-            ("gcloud".into(), "compute instances list".into())
-        );
-        assert_eq!(words("redis-cli AUTH hunter2pass"), ("redis-cli".into(), "AUTH".into()));
-        assert_eq!(words("we!rd list"), ("?".into(), "list".into()));
-    }
-
     #[test]
     fn migrations_create_the_schema_once() {
         let dir = tempfile::tempdir().unwrap();
@@ -660,7 +600,7 @@ mod tests {
         assert!(plan.contains("findings_path"), "{plan}");
 
         let lines = ["src/a.rs:3:1: error: bad"];
-        let ledger = crate::text::ledger::scan(lines);
+        let ledger = crate::lines::ledger::scan(lines);
         let result = crate::typed::TypedResult::of_text(&["gcc".into()], 1, &lines, &ledger, None);
         let receipt = Receipt {
             original: 50,

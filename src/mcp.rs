@@ -268,7 +268,7 @@ fn show(args: &JsonObject) -> Result<CallToolResult> {
 }
 
 fn recall(args: &JsonObject) -> Result<CallToolResult> {
-    let opts = crate::cli::RecallOptions {
+    let opts = history::query::Options {
         status: text_arg(args, "status")?.map(str::to_owned),
         tool: text_arg(args, "tool")?.map(str::to_owned),
         file: text_arg(args, "file")?.map(str::to_owned),
@@ -278,16 +278,18 @@ fn recall(args: &JsonObject) -> Result<CallToolResult> {
             Some(v) => Some(v.as_u64().context("'limit' must be a positive integer")?.to_string()),
         },
     };
-    let mut q: Query = crate::cli::recall_query(&opts, text_arg(args, "since")?)?;
+    let mut q: Query = history::query::from_options(&opts, text_arg(args, "since")?)?;
     q.cwd = text_arg(args, "cwd")?.map(str::to_owned);
     let home = crate::store::home();
     let found = match history::open_existing(&home)? {
         Some(conn) => history::recall(&conn, &q)?,
         None => Vec::new(),
     };
-    let list = crate::cli::recall_json(&found);
-    let mut r =
-        CallToolResult::success(vec![ContentBlock::text(crate::cli::recall_text(&found, q.file.as_deref()))]);
+    let list = history::query::to_json(&found);
+    let mut r = CallToolResult::success(vec![ContentBlock::text(history::query::render_text(
+        &found,
+        q.file.as_deref(),
+    ))]);
     r.structured_content = Some(json!({ "captures": list }));
     Ok(r)
 }

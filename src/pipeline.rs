@@ -1,179 +1,11 @@
 //! One captured stdout in, the text the agent should read out (or `None`:
 //! deliver the raw bytes). JSON goes through `json`, other text through `text`.
 
-use crate::auditor::{Encoding, ReceiptForm, Shape};
+use crate::auditor::Shape;
 use crate::budget;
-use crate::typed::{Format, TypedResult};
-
-/// What we know about the command that produced the bytes.
-#[derive(Clone, Debug, Default)]
-pub struct Hint {
-    /// The command line words, tool first (`["cargo", "test", "--all"]`).
-    pub command: Vec<String>,
-    /// The child's exit status (128+N for death by signal N).
-    pub exit_code: i32,
-}
-
-/// Knobs shared by every stage.
-#[derive(Clone, Debug)]
-pub struct Settings {
-    pub encoding: Encoding,
-    /// How repeated JSON values are removed (`--aggressive`: the seed's
-    /// value-only rule).
-    pub dedup: Dedup,
-    /// Epoch-ms values under time-like keys; `None`: ISO-8601, or deleted
-    /// under the aggressive dedup.
-    pub epoch: Option<Epoch>,
-    /// Text above this many chars gets the large-output summary.
-    pub text_threshold: usize,
-    /// Where the raw bytes of this call are kept (set by the handoff when the
-    /// raw store is on), for summaries that point the agent at the full text.
-    pub raw_note: Option<String>,
-    /// Set when the text to render is part of a larger output (the shim
-    /// holds only head, tail and signal lines of an output too large to
-    /// hold whole): line numbers and sizes then speak of the whole output.
-    pub excerpt: Option<Excerpt>,
-    /// The receipt line's form: long for a person, short for an agent.
-    pub receipt: ReceiptForm,
-    /// The id `tokensieve show` will know the raw bytes by (set with
-    /// `raw_note`), for the commands a view prints.
-    pub raw_id: Option<String>,
-    /// Characters of stdout the agent's harness shows whole (`crate::budget`);
-    /// a longer rendering becomes a view. `None`: no limit.
-    pub budget: Option<usize>,
-    /// Tokens of rendering past which structured output gets a focus view
-    /// (`crate::budget::FOCUS_DEFAULT`, `TOKENSIEVE_FOCUS`). `None`: off,
-    /// every rendering whole (the default of `Settings::default()`).
-    pub focus: Option<usize>,
-    /// What stdout carries: the compressed text, or the typed result with it
-    /// as JSON or YAML (`--format`, `TOKENSIEVE_FORMAT`).
-    pub format: Format,
-    /// The user's `[[filter]]`s (`crate::userfilter`), tried before the
-    /// built-in text filters.
-    pub user_filters: std::sync::Arc<[crate::userfilter::UserFilter]>,
-}
-
-/// The JSON deduper's rule (`crate::json::deduper`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Dedup {
-    /// A string field dropped when an ancestor holds it under the same key.
-    #[default]
-    Default,
-    /// Seed 000's value-only rule.
-    Aggressive,
-    Off,
-}
-
-impl Dedup {
-    pub fn parse(v: &str) -> anyhow::Result<Dedup> {
-        match v.trim() {
-            "default" => Ok(Dedup::Default),
-            "aggressive" => Ok(Dedup::Aggressive),
-            "off" => Ok(Dedup::Off),
-            other => anyhow::bail!("must be default, aggressive or off, got '{other}'"),
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Dedup::Default => "default",
-            Dedup::Aggressive => "aggressive",
-            Dedup::Off => "off",
-        }
-    }
-}
-
-/// What becomes of epoch-millisecond integers under time-like keys.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Epoch {
-    /// Written as ISO-8601 UTC.
-    Iso,
-    Keep,
-    Drop,
-}
-
-impl Epoch {
-    pub fn parse(v: &str) -> anyhow::Result<Epoch> {
-        match v.trim() {
-            "iso" => Ok(Epoch::Iso),
-            "keep" => Ok(Epoch::Keep),
-            "drop" => Ok(Epoch::Drop),
-            other => anyhow::bail!("must be iso, keep, drop or auto, got '{other}'"),
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Epoch::Iso => "iso",
-            Epoch::Keep => "keep",
-            Epoch::Drop => "drop",
-        }
-    }
-}
-
-impl Settings {
-    /// The epoch rule in force.
-    pub fn epoch(&self) -> Epoch {
-        self.epoch.unwrap_or(if self.dedup == Dedup::Aggressive { Epoch::Drop } else { Epoch::Iso })
-    }
-}
-
-impl Default for Settings {
-    fn default() -> Self {
-        Settings {
-            encoding: Encoding::Cl100k,
-            dedup: Dedup::Default,
-            epoch: None,
-            text_threshold: 4000,
-            raw_note: None,
-            excerpt: None,
-            receipt: ReceiptForm::Long,
-            raw_id: None,
-            budget: None,
-            focus: None,
-            format: Format::Text,
-            user_filters: std::sync::Arc::from(Vec::new()),
-        }
-    }
-}
-
-/// Where an excerpt's lines sit in the whole output, its size, and what was
-/// left out.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Excerpt {
-    /// Per line of the excerpt, its 1-based number in the whole output.
-    pub line_numbers: std::sync::Arc<[usize]>,
-    /// Lines and characters of the whole output.
-    pub lines: usize,
-    pub chars: u64,
-    pub gap: Option<Gap>,
-}
-
-impl Excerpt {
-    /// The 1-based number, in the whole output, of the excerpt's line
-    /// `index` (0-based).
-    pub fn line_number(&self, index: usize) -> usize {
-        self.line_numbers.get(index).copied().unwrap_or(index + 1)
-    }
-}
-
-/// The stretch of lines between an excerpt's head and tail.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Gap {
-    /// First and last line (1-based) of the stretch.
-    pub first: usize,
-    pub last: usize,
-    /// Its signal lines that are in the excerpt, and those over the budget.
-    pub signals_kept: usize,
-    pub signals_dropped: usize,
-}
-
-/// A candidate rendering of the output.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Rendered {
-    pub text: String,
-    pub shape: Shape,
-}
+use crate::json;
+use crate::settings::{Hint, Rendered, Settings};
+use crate::typed::TypedResult;
 
 /// Renders `raw` for an agent. `None` means "pass the raw bytes through".
 /// Never panics on any input (callers also guard with catch_unwind).
@@ -193,11 +25,11 @@ pub fn render_typed(
     if json_candidate(raw, hint, settings)
         && let Some(value) = crate::json::parse(raw)
     {
-        let rendered = crate::json::render(value, crate::json::Source::Bytes(raw), settings);
+        let rendered = render_json(value, crate::json::Source::Bytes(raw), settings);
         return (Some(crate::json::with_status(rendered, hint.map(|h| h.exit_code))), None);
     }
     let Ok(text) = std::str::from_utf8(raw) else { return (None, None) };
-    if crate::handoff::debug() && crate::json::parse::too_dense(raw) {
+    if crate::debug::enabled() && crate::json::parse::too_dense(raw) {
         eprintln!(
             "tokensieve: JSON whose tree would take over {}x its {} bytes: rendered as text",
             crate::json::parse::MAX_TREE_RATIO,
@@ -206,6 +38,42 @@ pub fn render_typed(
     }
     let (rendered, result) = crate::text::render_typed(text, hint, settings);
     (view_if_over_budget(text, rendered, hint, settings), result)
+}
+
+/// `json::compress`, or above the budget a view of the document (`crate::view`).
+/// `raw`: the input (no view is needed when it fits the budget itself).
+pub fn render_json(value: serde_json::Value, raw: json::Source, settings: &Settings) -> Rendered {
+    // The view counts the document as the tool wrote it: measure it now,
+    // before the sieve and deduper consume it.
+    let started = std::time::Instant::now();
+    let prep = settings
+        .budget
+        .filter(|b| raw.len() > *b)
+        .map(|_| crate::view::prepare(&value, json::slurped(raw, &value), settings));
+    let measured = started.elapsed();
+    let reduced = json::reduce(value, settings);
+    let (out, how) = match prep {
+        // Certainly over the budget: no full rendering to throw away.
+        Some(prep) if prep.certain => (crate::view::json(prep, &reduced, raw, settings), "certain"),
+        // Otherwise the rendering decides, and it stops as soon as it is
+        // over the budget.
+        prep => match (
+            json::router::route_within(&reduced, settings.encoding, prep.as_ref().and(settings.budget)),
+            prep,
+        ) {
+            (Some(rendered), _) => (rendered, "fits"),
+            (None, Some(prep)) => (crate::view::json(prep, &reduced, raw, settings), "measured"),
+            (None, None) => (json::router::route(&reduced, settings.encoding), "fits"),
+        },
+    };
+    if crate::debug::enabled() && raw.len() > settings.budget.unwrap_or(usize::MAX) {
+        eprintln!(
+            "tokensieve: view prepared in {} ms, rendered in {} ms ({how})",
+            measured.as_millis(),
+            (started.elapsed() - measured).as_millis()
+        );
+    }
+    out
 }
 
 /// Whether `raw` takes the JSON path when it parses. An excerpt (JSON lines
@@ -276,4 +144,105 @@ pub fn guarded<T>(stage: impl FnOnce() -> T) -> Option<T> {
         eprintln!("tokensieve: internal error while compressing; raw output delivered");
     }
     out.ok()
+}
+
+/// No user filter can drop a signal line the ledger marks, through the
+/// whole rendering.
+#[cfg(test)]
+mod user_filter_properties {
+    use proptest::prelude::*;
+
+    use crate::settings::{Hint, Settings};
+    use crate::userfilter::{Replace, Spec, UserFilter};
+
+    /// Signal lines of several detector kinds.
+    fn signal() -> impl Strategy<Value = String> {
+        (0usize..10, 1u32..900).prop_map(|(kind, n)| match kind {
+            0 => format!("src/app.c:{n}:3: error: expected ';' before '}}'"),
+            1 => format!("error[E0{n:03}]: mismatched types"),
+            2 => format!("FAILED tests/test_cart.py::test_total_{n} - assert 3 == 4"),
+            3 => format!("--- FAIL: TestQueue{n} (0.01s)"),
+            4 => format!("2026-01-01 12:00:{:02} ERROR payment {n} declined", n % 60),
+            5 => format!("[{n}.000100] Out of memory: Killed process {n} (java)"),
+            6 => format!("thread 'main' panicked at src/lib.rs:{n}:5:"),
+            7 => format!("make: *** [Makefile:{n}: all] Error 2"),
+            8 => format!("FATAL disk {n} unreadable"),
+            _ => format!("{n} passed, 2 failed in 0.3s"),
+        })
+    }
+
+    fn noise() -> impl Strategy<Value = String> {
+        (0usize..4, 1u32..5000).prop_map(|(k, n)| match k {
+            0 => format!("processing item {n} ok"),
+            1 => format!("  inflating: lib/file{n}.txt"),
+            2 => String::new(),
+            _ => format!("fetched {n} bytes"),
+        })
+    }
+
+    /// Filters that try hard to lose lines: drop all, keep nothing,
+    /// erase the error words, cut to a line, fold, on_empty.
+    fn hostile() -> impl Strategy<Value = Spec> {
+        let drops = prop::sample::select(vec![vec![], vec!["."], vec!["(?i)error|fail|fatal|panic|memory"]]);
+        let keeps = prop::sample::select(vec![vec![], vec!["^zzz"], vec!["ok$"]]);
+        let erase = any::<bool>();
+        (
+            drops,
+            keeps,
+            erase,
+            prop::option::of(0usize..3),
+            prop::option::of(0usize..3),
+            any::<bool>(),
+            any::<bool>(),
+        )
+            .prop_map(|(drop, keep, erase, head, tail, fold, builtin)| Spec {
+                matches: Some("mytool run".into()),
+                drop: drop.into_iter().map(String::from).collect(),
+                keep: keep.into_iter().map(String::from).collect(),
+                replace: if erase {
+                    vec![Replace {
+                        pattern: "(?i)error|failed|fatal|panicked|killed".into(),
+                        with: "".into(),
+                    }]
+                } else {
+                    vec![]
+                },
+                head,
+                tail,
+                fold,
+                on_empty: Some("all good".into()),
+                builtin: Some(builtin),
+                ..Spec::default()
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(96))]
+        /// No user filter can drop a signal line the ledger marks.
+        #[test]
+        fn no_user_filter_loses_a_signal_line(
+            spec in hostile(),
+            noise in prop::collection::vec(noise(), 0..300),
+            signals in prop::collection::vec((signal(), any::<prop::sample::Index>()), 1..6),
+        ) {
+            let mut lines = noise;
+            for (s, at) in &signals {
+                let k = at.index(lines.len() + 1);
+                lines.insert(k, s.clone());
+            }
+            let raw = lines.join("\n") + "\n";
+            let ledger = crate::lines::ledger::scan(raw.split('\n'));
+            let all: Vec<&str> = raw.split('\n').collect();
+            let filter = UserFilter::compile(&spec).unwrap();
+            let settings = Settings { user_filters: std::sync::Arc::from(vec![filter]), ..Settings::default() };
+            let hint = Hint { command: vec!["mytool".into(), "run".into()], exit_code: 1 };
+            let out = crate::pipeline::render(raw.as_bytes(), Some(&hint), &settings)
+                .map_or_else(|| raw.clone(), |r| r.text);
+            for (s, _) in &signals {
+                let marked = all.iter().enumerate().any(|(i, l)| l == s && ledger.kind(i).is_some());
+                prop_assert!(marked, "the ledger does not mark {:?}", s);
+                prop_assert!(out.contains(s.as_str()), "lost {:?} with {:?}:\n{}", s, spec, out);
+            }
+        }
+    }
 }

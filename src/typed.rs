@@ -12,50 +12,19 @@
 mod yaml;
 
 use std::fmt::Write as _;
-use std::path::Path;
 
-use anyhow::Result;
+use crate::settings::Format;
 use once_cell::sync::Lazy;
 use regex::Regex;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
-use crate::text::ledger::{Kind, Ledger};
+use crate::lines::ledger::{Kind, Ledger};
 
 /// Version of the stored JSON shape (`"v"`); bumped on a breaking change.
 pub const VERSION: u64 = 1;
 /// Findings kept per result; the rest are counted in `findings_dropped`.
 pub const MAX_FINDINGS: usize = 500;
-
-/// How the typed result is printed (`--format`; the `format` setting,
-/// `TOKENSIEVE_FORMAT`, in `crate::config`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Format {
-    /// The compressed text (the default; no typed result printed).
-    #[default]
-    Text,
-    Json,
-    Yaml,
-}
-
-impl Format {
-    pub fn parse(s: &str) -> Result<Format> {
-        match s.trim() {
-            "" | "text" => Ok(Format::Text),
-            "json" => Ok(Format::Json),
-            "yaml" => Ok(Format::Yaml),
-            other => anyhow::bail!("must be text, json or yaml, got '{other}'"),
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::Text => "text",
-            Format::Json => "json",
-            Format::Yaml => "yaml",
-        }
-    }
-}
 
 /// The exit code's verdict: 0 passed; a tool that could not run (126, 127),
 /// died by a signal (128+N) or, for pytest, stopped on a usage or internal
@@ -111,13 +80,13 @@ impl TypedResult {
     /// A result with no text to read (JSON, binary, no hint): status only.
     pub fn bare(command: &[String], exit_code: i32) -> TypedResult {
         // the tool a wrapper runs (`npx tsc`, `python -m pytest`, `sudo apt-get`)
-        let (tool, subcommand) = match crate::text::Invocation::parse(command) {
+        let (tool, subcommand) = match crate::command::Invocation::parse(command) {
             _ if command.is_empty() => ("-".to_string(), String::new()),
             Some(inv) => {
                 let words: Vec<String> = std::iter::once(inv.tool).chain(inv.args).collect();
-                crate::history::command_words(&words)
+                crate::command::command_words(&words)
             }
-            None => crate::history::command_words(command),
+            None => crate::command::command_words(command),
         };
         TypedResult {
             status: status_of(&tool, exit_code),
@@ -206,14 +175,6 @@ pub fn document(result: &TypedResult, output: &str, format: Format) -> String {
 /// YAML for any JSON value (block style, scalars JSON-quoted when needed).
 pub fn to_yaml(v: &Value) -> String {
     yaml::encode(v)
-}
-
-/// The stored typed result of capture `id` (a raw output id, or any unique
-/// prefix of 4+ hex digits), as recorded with its call: the newest call
-/// that stored that raw output. `None` when no call with a result names it.
-/// Its JSON shape is docs/FORMAT.md §9.
-pub fn stored(home: &Path, id: &str) -> Result<Option<Value>> {
-    crate::history::result_of(home, id)
 }
 
 /// The short text form of a stored result (`show ID --summary`).
@@ -484,7 +445,7 @@ mod tests {
 
     fn result(cmd: &str, exit: i32, text: &str) -> TypedResult {
         let lines: Vec<&str> = text.split('\n').collect();
-        let ledger = crate::text::ledger::scan(lines.iter().copied());
+        let ledger = crate::lines::ledger::scan(lines.iter().copied());
         let command: Vec<String> = cmd.split_whitespace().map(str::to_owned).collect();
         TypedResult::of_text(&command, exit, &lines, &ledger, None)
     }
@@ -549,7 +510,7 @@ mod tests {
     #[test]
     fn a_filter_without_anchors_reads_nothing() {
         let lines = ["src/a.c:3:5: error: expected ';'"];
-        let ledger = crate::text::ledger::scan(lines);
+        let ledger = crate::lines::ledger::scan(lines);
         let r = TypedResult::of_text(
             &["cargo".into(), "test".into()],
             101,

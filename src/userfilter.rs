@@ -18,7 +18,7 @@ use anyhow::{Context, Result, bail};
 use regex::{Regex, RegexSet};
 use serde::Deserialize;
 
-use crate::text::Invocation;
+use crate::command::Invocation;
 
 /// A filter as written in the file.
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -293,76 +293,6 @@ pub fn pick<'a>(filters: &'a [UserFilter], command: &[String]) -> Option<&'a Use
     filters.iter().find(|f| f.matches(command))
 }
 
-/// The outcome of one inline test.
-pub struct Outcome {
-    pub label: String,
-    /// `None`: passed; else what went wrong.
-    pub failure: Option<String>,
-}
-
-/// Runs `spec`'s inline tests through the whole rendering (guard, `exit N`
-/// line) with `spec` as the only user filter and no budget.
-pub fn run_tests(spec: &Spec) -> Vec<Outcome> {
-    let filter = match UserFilter::compile(spec) {
-        Ok(f) => f,
-        Err(e) => return vec![Outcome { label: spec.origin.clone(), failure: Some(format!("{e:#}")) }],
-    };
-    let name = filter.name.clone();
-    let settings = crate::pipeline::Settings {
-        user_filters: std::sync::Arc::from(vec![filter]),
-        budget: None,
-        ..crate::pipeline::Settings::default()
-    };
-    spec.test
-        .iter()
-        .enumerate()
-        .map(|(i, t)| {
-            let label = format!("{name}: {}", t.name.clone().unwrap_or_else(|| format!("test {}", i + 1)));
-            let Some(cmd) = t.cmd.clone().or_else(|| spec.matches.clone()) else {
-                return Outcome {
-                    label,
-                    failure: Some("a filter matched by regex needs `cmd` in its tests".into()),
-                };
-            };
-            let hint = crate::pipeline::Hint {
-                command: cmd.split_whitespace().map(str::to_owned).collect(),
-                exit_code: t.exit,
-            };
-            let out = crate::pipeline::render(t.input.as_bytes(), Some(&hint), &settings)
-                .map_or_else(|| t.input.clone(), |r| r.text);
-            Outcome { label, failure: judge(t, &out) }
-        })
-        .collect()
-}
-
-fn judge(t: &Test, out: &str) -> Option<String> {
-    let mut problems = Vec::new();
-    // trailing blanks aside: a kept line keeps the tool's, invisible in TOML
-    let lines = |s: &str| -> Vec<String> {
-        s.trim_end_matches('\n').lines().map(|l| l.trim_end().to_owned()).collect()
-    };
-    if let Some(want) = &t.expected
-        && lines(want) != lines(out)
-    {
-        problems.push(format!("expected:\n{}\n  got:\n{}", indent(want), indent(out)));
-    }
-    for c in &t.contains {
-        if !out.contains(c.as_str()) {
-            problems.push(format!("does not contain {c:?}; got:\n{}", indent(out)));
-        }
-    }
-    for a in &t.absent {
-        if out.contains(a.as_str()) {
-            problems.push(format!("contains {a:?}"));
-        }
-    }
-    (!problems.is_empty()).then(|| problems.join("\n  "))
-}
-
-fn indent(text: &str) -> String {
-    text.trim_end_matches('\n').lines().map(|l| format!("    | {l}")).collect::<Vec<_>>().join("\n")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -409,104 +339,5 @@ mod tests {
         let f = UserFilter::compile(&spec("match = \"t\"\nkeep = [\"ERR\"]\non_empty = \"t: ok\"")).unwrap();
         assert_eq!(f.apply("a\nb\n", "a\nb\n"), "t: ok\n");
         assert_eq!(f.apply("a\nERR x\n", "a\nERR x\n"), "ERR x\n");
-    }
-
-    mod properties {
-        use proptest::prelude::*;
-
-        use super::super::*;
-        use crate::pipeline::{Hint, Settings};
-
-        /// Signal lines of several detector kinds.
-        fn signal() -> impl Strategy<Value = String> {
-            (0usize..10, 1u32..900).prop_map(|(kind, n)| match kind {
-                0 => format!("src/app.c:{n}:3: error: expected ';' before '}}'"),
-                1 => format!("error[E0{n:03}]: mismatched types"),
-                2 => format!("FAILED tests/test_cart.py::test_total_{n} - assert 3 == 4"),
-                3 => format!("--- FAIL: TestQueue{n} (0.01s)"),
-                4 => format!("2026-01-01 12:00:{:02} ERROR payment {n} declined", n % 60),
-                5 => format!("[{n}.000100] Out of memory: Killed process {n} (java)"),
-                6 => format!("thread 'main' panicked at src/lib.rs:{n}:5:"),
-                7 => format!("make: *** [Makefile:{n}: all] Error 2"),
-                8 => format!("FATAL disk {n} unreadable"),
-                _ => format!("{n} passed, 2 failed in 0.3s"),
-            })
-        }
-
-        fn noise() -> impl Strategy<Value = String> {
-            (0usize..4, 1u32..5000).prop_map(|(k, n)| match k {
-                0 => format!("processing item {n} ok"),
-                1 => format!("  inflating: lib/file{n}.txt"),
-                2 => String::new(),
-                _ => format!("fetched {n} bytes"),
-            })
-        }
-
-        /// Filters that try hard to lose lines: drop all, keep nothing,
-        /// erase the error words, cut to a line, fold, on_empty.
-        fn hostile() -> impl Strategy<Value = Spec> {
-            let drops =
-                prop::sample::select(vec![vec![], vec!["."], vec!["(?i)error|fail|fatal|panic|memory"]]);
-            let keeps = prop::sample::select(vec![vec![], vec!["^zzz"], vec!["ok$"]]);
-            let erase = any::<bool>();
-            (
-                drops,
-                keeps,
-                erase,
-                prop::option::of(0usize..3),
-                prop::option::of(0usize..3),
-                any::<bool>(),
-                any::<bool>(),
-            )
-                .prop_map(|(drop, keep, erase, head, tail, fold, builtin)| Spec {
-                    matches: Some("mytool run".into()),
-                    drop: drop.into_iter().map(String::from).collect(),
-                    keep: keep.into_iter().map(String::from).collect(),
-                    replace: if erase {
-                        vec![Replace {
-                            pattern: "(?i)error|failed|fatal|panicked|killed".into(),
-                            with: "".into(),
-                        }]
-                    } else {
-                        vec![]
-                    },
-                    head,
-                    tail,
-                    fold,
-                    on_empty: Some("all good".into()),
-                    builtin: Some(builtin),
-                    ..Spec::default()
-                })
-        }
-
-        proptest! {
-            #![proptest_config(ProptestConfig::with_cases(96))]
-            /// No user filter can drop a signal line the ledger marks.
-            #[test]
-            fn no_user_filter_loses_a_signal_line(
-                spec in hostile(),
-                noise in prop::collection::vec(noise(), 0..300),
-                signals in prop::collection::vec((signal(), any::<prop::sample::Index>()), 1..6),
-            ) {
-                let mut lines = noise;
-                for (s, at) in &signals {
-                    let k = at.index(lines.len() + 1);
-                    lines.insert(k, s.clone());
-                }
-                let raw = lines.join("\n") + "\n";
-                let ledger = crate::text::ledger::scan(raw.split('\n'));
-                let all: Vec<&str> = raw.split('\n').collect();
-                let filter = UserFilter::compile(&spec).unwrap();
-                let settings = Settings { user_filters: std::sync::Arc::from(vec![filter]), ..Settings::default() };
-                let hint = Hint { command: vec!["mytool".into(), "run".into()], exit_code: 1 };
-                let out = crate::pipeline::render(raw.as_bytes(), Some(&hint), &settings)
-                    .map_or_else(|| raw.clone(), |r| r.text);
-                for (s, _) in &signals {
-                    let marked = all.iter().enumerate().any(|(i, l)| l == s && ledger.kind(i).is_some());
-                    prop_assert!(marked, "the ledger does not mark {:?}", s);
-                    prop_assert!(out.contains(s.as_str()), "lost {:?} with {:?}:\n{}", s, spec, out);
-                }
-            }
-        }
     }
 }

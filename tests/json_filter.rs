@@ -270,7 +270,7 @@ fn reservations_of_instances_are_one_nested_table() {
         "/fixtures/json/aws/ec2-describe-instances-10x5-moto.json"
     ))
     .unwrap();
-    let settings = tokensieve::pipeline::Settings::default();
+    let settings = tokensieve::settings::Settings::default();
     let reduced = reduce(parse(&raw).unwrap(), &settings);
     let before = count(Encoding::Cl100k, &outline::encode(&reduced, outline::Tuning::default()));
     let chosen = router::route(&reduced, Encoding::Cl100k);
@@ -292,7 +292,7 @@ fn pods_of_containers_are_one_nested_table() {
         let raw =
             std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/json/kubectl").join(name))
                 .unwrap();
-        let settings = tokensieve::pipeline::Settings::default();
+        let settings = tokensieve::settings::Settings::default();
         let reduced = reduce(parse(&raw).unwrap(), &settings);
         let plain = count(Encoding::Cl100k, &outline::encode(&reduced, outline::Tuning::default()));
         let chosen = router::route(&reduced, Encoding::Cl100k);

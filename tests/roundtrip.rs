@@ -5,7 +5,7 @@
 use proptest::prelude::*;
 use serde_json::{Map, Number, Value};
 use tokensieve::json::{decode::decode, reduce, router};
-use tokensieve::pipeline::{Dedup, Settings};
+use tokensieve::settings::{Dedup, Settings};
 
 fn nasty_string() -> impl Strategy<Value = String> {
     prop_oneof![

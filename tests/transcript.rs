@@ -317,7 +317,7 @@ fn discover_savings_equal_running_each_output_through_the_filter() {
                 let Some(command) = calls.remove(&id) else { continue };
                 let hint = events::hint_command(&command);
                 let words: Vec<&str> = hint.split_whitespace().collect();
-                let tool = tokensieve::text::Invocation::parse(
+                let tool = tokensieve::command::Invocation::parse(
                     &words.iter().map(|w| w.to_string()).collect::<Vec<_>>(),
                 )
                 .map_or(words.first().map(|w| w.to_string()).unwrap_or_default(), |i| i.tool);

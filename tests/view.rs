@@ -11,7 +11,7 @@ use std::process::{Command, Output, Stdio};
 
 use common::receipt_field;
 use serde_json::Value;
-use tokensieve::pipeline::Settings;
+use tokensieve::settings::Settings;
 
 fn run(home: &Path, args: &[&str], env: &[(&str, &str)], input: &[u8]) -> Output {
     let mut cmd = Command::new(common::BIN);

@@ -20,11 +20,11 @@ use lexopt::prelude::*;
 use serde_json::json;
 
 use crate::auditor::{self, ReceiptForm, Shape};
+use crate::command::Invocation;
 use crate::handoff;
 use crate::history;
-use crate::pipeline::{Hint, Settings};
+use crate::settings::{Hint, Settings};
 use crate::store::{self, Store};
-use crate::text::Invocation;
 use crate::transcript::{self, Line, Reader, compact, events, spans};
 
 const USAGE: &str = "usage: tokensieve discover [--since 7d] [--json] [PATH...]

@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 
 use super::Global;
 use crate::handoff;
-use crate::pipeline::Hint;
+use crate::settings::Hint;
 use crate::shim::{child_exit_code, policy::DEPTH_ENV, resolve};
 
 pub(crate) fn run(cmds: Vec<OsString>, global: &Global) -> Result<ExitCode> {

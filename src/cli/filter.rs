@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 
 use super::Global;
 use crate::handoff;
-use crate::pipeline::Hint;
+use crate::settings::Hint;
 
 pub(crate) fn run(file: Option<&OsString>, global: &Global) -> Result<ExitCode> {
     let started = std::time::Instant::now();

@@ -13,7 +13,7 @@ use anyhow::{Context, Result, bail};
 use lexopt::prelude::*;
 
 use crate::config::{self, parse_layer};
-use crate::pipeline::Hint;
+use crate::settings::Hint;
 use crate::userfilter::{self, Spec, UserFilter};
 
 const USAGE: &str =
@@ -83,7 +83,7 @@ fn test_specs(specs: Vec<Spec>, warnings: Vec<String>) -> Result<ExitCode> {
             println!("--    {} ({}): no tests", spec.matches.as_deref().unwrap_or("regex"), spec.origin);
             continue;
         }
-        for outcome in userfilter::run_tests(spec) {
+        for outcome in run_tests(spec) {
             match outcome.failure {
                 None => {
                     passed += 1;
@@ -123,4 +123,74 @@ fn try_draft(file: &Path, cmd: &str, exit: i32) -> Result<ExitCode> {
     let hint = Hint { command, exit_code: exit };
     crate::handoff::deliver(&raw, Some(&hint), &settings, started)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The outcome of one inline test.
+struct Outcome {
+    pub label: String,
+    /// `None`: passed; else what went wrong.
+    pub failure: Option<String>,
+}
+
+/// Runs `spec`'s inline tests through the whole rendering (guard, `exit N`
+/// line) with `spec` as the only user filter and no budget.
+fn run_tests(spec: &Spec) -> Vec<Outcome> {
+    let filter = match UserFilter::compile(spec) {
+        Ok(f) => f,
+        Err(e) => return vec![Outcome { label: spec.origin.clone(), failure: Some(format!("{e:#}")) }],
+    };
+    let name = filter.name.clone();
+    let settings = crate::settings::Settings {
+        user_filters: std::sync::Arc::from(vec![filter]),
+        budget: None,
+        ..crate::settings::Settings::default()
+    };
+    spec.test
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let label = format!("{name}: {}", t.name.clone().unwrap_or_else(|| format!("test {}", i + 1)));
+            let Some(cmd) = t.cmd.clone().or_else(|| spec.matches.clone()) else {
+                return Outcome {
+                    label,
+                    failure: Some("a filter matched by regex needs `cmd` in its tests".into()),
+                };
+            };
+            let hint = crate::settings::Hint {
+                command: cmd.split_whitespace().map(str::to_owned).collect(),
+                exit_code: t.exit,
+            };
+            let out = crate::pipeline::render(t.input.as_bytes(), Some(&hint), &settings)
+                .map_or_else(|| t.input.clone(), |r| r.text);
+            Outcome { label, failure: judge(t, &out) }
+        })
+        .collect()
+}
+
+fn judge(t: &userfilter::Test, out: &str) -> Option<String> {
+    let mut problems = Vec::new();
+    // trailing blanks aside: a kept line keeps the tool's, invisible in TOML
+    let lines = |s: &str| -> Vec<String> {
+        s.trim_end_matches('\n').lines().map(|l| l.trim_end().to_owned()).collect()
+    };
+    if let Some(want) = &t.expected
+        && lines(want) != lines(out)
+    {
+        problems.push(format!("expected:\n{}\n  got:\n{}", indent(want), indent(out)));
+    }
+    for c in &t.contains {
+        if !out.contains(c.as_str()) {
+            problems.push(format!("does not contain {c:?}; got:\n{}", indent(out)));
+        }
+    }
+    for a in &t.absent {
+        if out.contains(a.as_str()) {
+            problems.push(format!("contains {a:?}"));
+        }
+    }
+    (!problems.is_empty()).then(|| problems.join("\n  "))
+}
+
+fn indent(text: &str) -> String {
+    text.trim_end_matches('\n').lines().map(|l| format!("    | {l}")).collect::<Vec<_>>().join("\n")
 }

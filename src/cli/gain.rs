@@ -61,24 +61,7 @@ impl Args {
     }
 }
 
-/// `all`, or a number with a unit: `30m`, `24h`, `7d`, `2w`.
-pub(crate) fn parse_since(s: &str) -> Result<Option<Duration>> {
-    let t = s.trim();
-    if t == "all" {
-        return Ok(None);
-    }
-    let bad = || anyhow::anyhow!("--since wants all or a span like 24h, 7d, 30m, 2w; got '{s}'");
-    let unit = t.chars().last().ok_or_else(bad)?;
-    let secs = match unit {
-        'm' => 60,
-        'h' => 3600,
-        'd' => 86_400,
-        'w' => 7 * 86_400,
-        _ => return Err(bad()),
-    };
-    let n: u64 = t[..t.len() - 1].parse().map_err(|_| bad())?;
-    Ok(Some(Duration::from_secs(n.checked_mul(secs).ok_or_else(bad)?)))
-}
+pub(crate) use crate::history::query::parse_since;
 
 pub(crate) fn run(args: &Args) -> Result<ExitCode> {
     let home = store::home();
@@ -335,18 +318,6 @@ mod tests {
             original_tokens: o,
             compressed_tokens: c,
             harness_tokens: o,
-        }
-    }
-
-    #[test]
-    fn since_spans() {
-        assert_eq!(parse_since("all").unwrap(), None);
-        assert_eq!(parse_since("24h").unwrap(), Some(Duration::from_secs(86_400)));
-        assert_eq!(parse_since("7d").unwrap(), Some(Duration::from_secs(7 * 86_400)));
-        assert_eq!(parse_since("30m").unwrap(), Some(Duration::from_secs(1800)));
-        assert_eq!(parse_since("2w").unwrap(), Some(Duration::from_secs(14 * 86_400)));
-        for bad in ["", "h", "7", "7y", "-1d", "1.5h", "99999999999999999999d"] {
-            assert!(parse_since(bad).is_err(), "{bad}");
         }
     }
 

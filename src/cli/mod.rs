@@ -13,11 +13,6 @@ mod inspect;
 mod install;
 mod objects;
 mod recall;
-// The MCP server answers `recall` with the command's own query and renderings.
-#[cfg(feature = "mcp")]
-pub(crate) use recall::{
-    Options as RecallOptions, query as recall_query, render_text as recall_text, to_json as recall_json,
-};
 mod run;
 mod session;
 mod settings;
@@ -30,8 +25,8 @@ use anyhow::{Context, Result, bail};
 use lexopt::prelude::*;
 
 use crate::auditor::Encoding;
-use crate::pipeline::{Dedup, Settings};
-use crate::typed::Format;
+use crate::settings::Format;
+use crate::settings::{Dedup, Settings};
 
 const HELP: &str = "\
 tokensieve: compact, lossless-on-demand views of CLI output for AI agents
@@ -295,9 +290,8 @@ fn raw_subcommand(sub: &str, mut rest: Vec<OsString>, global: &Global) -> Result
     }
 }
 
-/// The settings from the environment and the settings files
-/// (`crate::config`), their warnings printed once (the shim uses them too).
+/// The settings from the environment and the settings files, their
+/// warnings printed once (`crate::config::settings`).
 pub(crate) fn settings() -> Settings {
-    crate::config::warn();
-    crate::config::get().settings()
+    crate::config::settings()
 }

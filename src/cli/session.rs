@@ -14,7 +14,8 @@ use lexopt::prelude::*;
 
 use crate::auditor::{ReceiptForm, Shape};
 use crate::handoff;
-use crate::pipeline::{self, Hint, Rendered, Settings};
+use crate::pipeline;
+use crate::settings::{Hint, Rendered, Settings};
 use crate::store::{self, Store};
 use crate::transcript::compact::{Options, Session, ToolOutput};
 use crate::transcript::{Line, Reader, numbered, strip};

@@ -13,8 +13,9 @@ use anyhow::{Context, Result, bail};
 use regex::bytes::Regex;
 
 use super::Global;
+use crate::settings::Format;
 use crate::store::{self, Lookup, Store};
-use crate::typed::{self, Format};
+use crate::typed;
 use crate::{handoff, history, jq, share};
 
 /// Options as typed, before validation.
@@ -230,7 +231,7 @@ fn query(raw: &[u8], filter: &str, slurp: bool, global: &Global) -> Result<ExitC
 /// `--summary`: the typed result stored with the call (it outlives an
 /// evicted raw output), as text or, with `--format json|yaml`, as stored.
 fn summary(home: &std::path::Path, id: &str, format: Format) -> Result<ExitCode> {
-    let Some(v) = typed::stored(home, id).context("cannot read the history")? else {
+    let Some(v) = crate::history::result_of(home, id).context("cannot read the history")? else {
         eprintln!(
             "tokensieve: no typed result is stored for {id} (calls recorded before results were kept have none)"
         );

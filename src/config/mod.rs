@@ -19,6 +19,7 @@
 //! compiled only when an output is rendered (`Config::settings`).
 
 mod file;
+pub mod markers;
 pub mod trust;
 
 use std::path::{Path, PathBuf};
@@ -27,7 +28,7 @@ use std::sync::{Arc, OnceLock};
 use anyhow::{Result, bail};
 
 use crate::auditor::{Encoding, ReceiptForm};
-use crate::pipeline::{Dedup, Epoch, Settings};
+use crate::settings::{Dedup, Epoch, Settings};
 use crate::userfilter::{self, UserFilter};
 
 pub use file::{Layer, parse_layer};
@@ -130,7 +131,7 @@ pub static SPECS: &[Spec] = &[
         key: "format",
         env: "TOKENSIEVE_FORMAT",
         about: "stdout: the compressed text, or the typed result holding it: text, json or yaml",
-        check: |v| crate::typed::Format::parse(v).map(|f| f.name().to_string()),
+        check: |v| crate::settings::Format::parse(v).map(|f| f.name().to_string()),
         list: false,
     },
     Spec {
@@ -229,6 +230,13 @@ pub fn warn() {
             eprintln!("tokensieve: warning: {w}");
         }
     });
+}
+
+/// The settings from the environment and the settings files, their
+/// warnings printed once (the CLI and the shim start from these).
+pub fn settings() -> Settings {
+    warn();
+    get().settings()
 }
 
 /// The user's file: `config.toml` in the home.
@@ -400,7 +408,10 @@ impl Config {
                 _ => ReceiptForm::Long,
             },
             user_filters: self.user_filters(),
-            format: self.text("format").and_then(|v| crate::typed::Format::parse(v).ok()).unwrap_or_default(),
+            format: self
+                .text("format")
+                .and_then(|v| crate::settings::Format::parse(v).ok())
+                .unwrap_or_default(),
             ..Settings::default()
         }
     }
@@ -445,7 +456,7 @@ impl Config {
 
     /// Whether an agent runs this shell: the built-in markers or ours.
     pub fn agent_present(&self, get: &dyn Fn(&str) -> Option<std::ffi::OsString>) -> bool {
-        crate::shim::policy::agent_present(get)
+        markers::agent_present(get)
             || self.list("agent_markers").iter().any(|k| get(k).is_some_and(|v| !v.is_empty()))
     }
 

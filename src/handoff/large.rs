@@ -17,7 +17,8 @@ use super::{Receipt, after_output, emit, formatted, rendering_wins, typed_result
 use crate::auditor::{self, Encoding};
 use crate::history;
 use crate::json::{self, Source, parse::Checked};
-use crate::pipeline::{self, Hint, Settings};
+use crate::pipeline;
+use crate::settings::{Hint, Settings};
 use crate::store::{self, Object, Store};
 
 /// Inputs from this size on take this path: below it the tree is small
@@ -133,7 +134,7 @@ pub(super) fn deliver_stored(
     let rendered = json::parse::finish(documents, &side.checked).and_then(|value| {
         let source = Source::File { path: &obj.path, len, head: &side.head };
         pipeline::guarded(|| {
-            json::with_status(json::render(value, source, settings), hint.map(|h| h.exit_code))
+            json::with_status(pipeline::render_json(value, source, settings), hint.map(|h| h.exit_code))
         })
     });
     let Some((out, mut receipt)) =

@@ -20,7 +20,7 @@ use std::collections::HashSet;
 use serde_json::{Map, Value};
 
 use super::sieve::sieve;
-use crate::pipeline::{Dedup, Epoch};
+use crate::settings::{Dedup, Epoch};
 
 /// Runs the deduper with `mode` (`Aggressive`: seed 000's value-only rule)
 /// and `epoch` for epoch-ms values under time-like keys.

@@ -19,7 +19,7 @@ pub use parse::parse;
 use anyhow::{Result, bail};
 use serde_json::Value;
 
-use crate::pipeline::{Rendered, Settings};
+use crate::settings::{Rendered, Settings};
 
 /// Sieve then dedup: the document every encoder receives.
 pub fn reduce(value: Value, settings: &Settings) -> Value {
@@ -77,42 +77,6 @@ impl Source<'_> {
     }
 }
 
-/// `compress`, or above the budget a view of the document (`crate::view`).
-/// `raw`: the input (no view is needed when it fits the budget itself).
-pub fn render(value: Value, raw: Source, settings: &Settings) -> Rendered {
-    // The view counts the document as the tool wrote it: measure it now,
-    // before the sieve and deduper consume it.
-    let started = std::time::Instant::now();
-    let prep = settings
-        .budget
-        .filter(|b| raw.len() > *b)
-        .map(|_| crate::view::prepare(&value, slurped(raw, &value), settings));
-    let measured = started.elapsed();
-    let reduced = reduce(value, settings);
-    let (out, how) = match prep {
-        // Certainly over the budget: no full rendering to throw away.
-        Some(prep) if prep.certain => (crate::view::json(prep, &reduced, raw, settings), "certain"),
-        // Otherwise the rendering decides, and it stops as soon as it is
-        // over the budget.
-        prep => match (
-            router::route_within(&reduced, settings.encoding, prep.as_ref().and(settings.budget)),
-            prep,
-        ) {
-            (Some(rendered), _) => (rendered, "fits"),
-            (None, Some(prep)) => (crate::view::json(prep, &reduced, raw, settings), "measured"),
-            (None, None) => (router::route(&reduced, settings.encoding), "fits"),
-        },
-    };
-    if crate::handoff::debug() && raw.len() > settings.budget.unwrap_or(usize::MAX) {
-        eprintln!(
-            "tokensieve: view prepared in {} ms, rendered in {} ms ({how})",
-            measured.as_millis(),
-            (started.elapsed() - measured).as_millis()
-        );
-    }
-    out
-}
-
 /// A failing command's JSON rendering ends with its status: `exit N` as the
 /// last line, as a text summary does (docs/FORMAT.md §6). No shape has a
 /// line of that form at its end, so `decode` reads past it; the raw bytes
@@ -132,7 +96,7 @@ pub fn with_status(mut rendered: Rendered, exit_code: Option<i32>) -> Rendered {
 
 /// Whether `parse` made `doc` from several documents (JSON lines): jq then
 /// needs `--slurp` to see them as one array.
-fn slurped(raw: Source, doc: &Value) -> bool {
+pub fn slurped(raw: Source, doc: &Value) -> bool {
     let start = String::from_utf8_lossy(raw.head()).into_owned();
     doc.is_array() && scrubber::scrub(&start).trim_start().starts_with('{')
 }

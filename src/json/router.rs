@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::{flatten, literal, outline, pvfn, schema_yaml};
 use crate::auditor::{self, Encoding, Shape};
-use crate::pipeline::Rendered;
+use crate::settings::Rendered;
 
 /// All candidates for `value`, in a fixed order (ties go to the earlier one).
 pub fn candidates(value: &Value) -> Vec<Rendered> {

@@ -9,7 +9,7 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use crate::pipeline::{Excerpt, Gap};
+use crate::settings::{Excerpt, Gap};
 
 /// Byte budgets of the parts kept.
 #[derive(Clone, Copy, Debug)]
@@ -194,7 +194,7 @@ impl Keeper {
 /// redraws and overstrike removed first (only when there are any).
 fn is_signal(line: &str) -> bool {
     if line.bytes().any(|b| matches!(b, 0x1b | b'\r' | 0x08)) {
-        crate::text::is_signal_line(&crate::text::cleaned(line))
+        crate::text::is_signal_line(&crate::lines::cleaned(line))
     } else {
         crate::text::is_signal_line(line)
     }

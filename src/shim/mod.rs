@@ -25,7 +25,7 @@ use child::Launch;
 pub use child::exit_code as child_exit_code;
 use policy::Decision;
 
-use crate::pipeline::{Hint, Settings};
+use crate::settings::{Hint, Settings};
 use crate::store::{self, Store};
 
 /// Shim mode: `name` is the basename we were called as.
@@ -54,7 +54,7 @@ fn launch(name: &str, given: Option<PathBuf>, args: &[OsString], settings: Optio
         return ExitCode::from(127);
     };
     let decision = policy::decide(name, args, settings.is_some());
-    if crate::handoff::debug() {
+    if crate::debug::enabled() {
         let took = started.elapsed().as_micros();
         match &decision {
             Decision::Compress => eprintln!("tokensieve: {name}: compress [decided in {took} µs]"),
@@ -71,7 +71,7 @@ fn launch(name: &str, given: Option<PathBuf>, args: &[OsString], settings: Optio
 }
 
 fn compress(name: &str, launch: &Launch, settings: Option<Settings>, started: Instant) -> ExitCode {
-    let settings = settings.unwrap_or_else(crate::cli::settings);
+    let settings = settings.unwrap_or_else(crate::config::settings);
     let raw_store = Store::new(store::home(), crate::config::get().store_max_bytes());
     let merge = reader::stderr_joins_stdout();
     let outcome = match child::run(launch, merge, &Limits::from_env(), &raw_store, settings.encoding) {

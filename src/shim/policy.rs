@@ -16,24 +16,9 @@ use super::reader::{self, Reader, Stdout};
 /// Set in every child we start: a shim that sees it is inside a tool.
 pub const DEPTH_ENV: &str = "TOKENSIEVE_DEPTH";
 
-/// Environment variables that mean "an AI agent runs this shell" (any value
-/// but empty); `CURSOR_ROLE` needs a specific value. Public so tests and
-/// tools can clear exactly these.
-pub const AGENT_MARKERS: &[&str] = &[
-    "CLAUDECODE",
-    "CODEX_CI",
-    "CODEX_SANDBOX",
-    "CODEX_THREAD_ID",
-    "GEMINI_CLI",
-    "CURSOR_AGENT",
-    "OPENCODE",
-    "OPENCODE_CLIENT",
-    "AGENT",
-    "AI_AGENT",
-    "COPILOT_CLI",
-];
-/// Cursor's variable: an agent only when it is `agent-exec`.
-pub const CURSOR_ROLE: &str = "CURSOR_EXTENSION_HOST_ROLE";
+// The markers are the settings' knowledge (`crate::config::markers`),
+// named here too for the tests and tools that clear exactly these.
+pub use crate::config::markers::{AGENT_MARKERS, CURSOR_ROLE, agent_present};
 
 /// The decision and, for passthrough, why (shown with `TOKENSIEVE_DEBUG=1`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -116,12 +101,6 @@ fn agent_or_on(get: &dyn Fn(&str) -> Option<OsString>) -> bool {
 /// settings add).
 pub fn agent_marker_present() -> bool {
     crate::config::get().agent_present(&|k: &str| std::env::var_os(k))
-}
-
-/// Whether one of the built-in markers is set.
-pub fn agent_present(get: &dyn Fn(&str) -> Option<OsString>) -> bool {
-    AGENT_MARKERS.iter().any(|k| get(k).is_some_and(|v| !v.is_empty()))
-        || get(CURSOR_ROLE).is_some_and(|v| v == "agent-exec")
 }
 
 /// Subcommand word sequences that are interactive or never end.

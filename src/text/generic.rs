@@ -20,7 +20,7 @@ use aho_corasick::AhoCorasick;
 use once_cell::sync::Lazy;
 use regex::Regex;
 
-use crate::pipeline::Settings;
+use crate::settings::Settings;
 use crate::text::blocks::{self, Block};
 use crate::text::guard::{self, Source};
 use crate::text::kind::{self, Asked, Kind};

@@ -17,7 +17,7 @@ use std::collections::HashSet;
 use once_cell::sync::Lazy;
 use regex::Regex;
 
-use crate::pipeline::Excerpt;
+use crate::settings::Excerpt;
 use crate::text::ledger::Ledger;
 
 /// What a rendering is checked against.

@@ -6,7 +6,7 @@
 
 use once_cell::sync::Lazy;
 
-use crate::text::command::Invocation;
+use crate::command::Invocation;
 use crate::text::generic::shape;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -195,7 +195,7 @@ mod tests {
     }
 
     fn asked_of(cmd: &str) -> Asked {
-        asked(Some(&crate::text::command::inv(cmd)))
+        asked(Some(&crate::command::inv(cmd)))
     }
 
     #[test]

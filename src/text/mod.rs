@@ -11,15 +11,12 @@
 //! as `exit N`, never guessed from the text.
 
 mod blocks;
-mod clean;
-mod command;
 mod condense;
 pub mod filters;
 mod generic;
 pub mod guard;
 mod kind;
 pub use kind::json_lines_log;
-pub mod ledger;
 #[cfg(test)]
 mod properties;
 mod runner;
@@ -28,29 +25,19 @@ mod summary;
 use aho_corasick::AhoCorasick;
 
 use crate::auditor::Shape;
-use crate::pipeline::{Hint, Rendered, Settings};
+use crate::command::Invocation;
+// The cleaning and the signal ledger sit below in `crate::lines` (`typed`,
+// `view` and the shim read them too); the filters reach them through here.
+pub(crate) use crate::lines::{ascii_regex, clean};
+pub use crate::lines::{cleaned, ledger};
+use crate::settings::{Hint, Rendered, Settings};
 use crate::typed::TypedResult;
 
-pub use command::Invocation;
 pub use filters::Filter;
 use filters::filter_for;
 
-/// A pattern over a line's bytes with ASCII classes only (`\w`, `\d`,
-/// `\s`, `\b`, `(?i)`): what tools print matches the same, and compiling
-/// it skips the Unicode tables that made up most of a short text command's
-/// CPU (scripts/bench-regex.sh). Non-ASCII literals still match as UTF-8.
-pub(crate) fn ascii_regex(pattern: &str) -> Result<regex::bytes::Regex, regex::Error> {
-    regex::bytes::RegexBuilder::new(pattern).unicode(false).build()
-}
-
 /// Below this many chars an output is only cleaned.
 pub const TINY: usize = 100;
-
-/// The cleaning every text path starts with (ANSI, `\r` redraws, trailing
-/// blanks); line numbers stay those of the input. For the budgeted view.
-pub fn cleaned(text: &str) -> String {
-    clean::clean(text)
-}
 
 /// Whether one cleaned line must reach the agent even when the lines around
 /// it are left out: a signal line of the ledger's detectors that need no
@@ -241,7 +228,7 @@ fn whole_or(raw: &str, out: String, name: &str) -> Option<Rendered> {
 
 /// With `TOKENSIEVE_DEBUG` set: one line on stderr about a decision.
 fn debug(what: &str) {
-    if crate::handoff::debug() {
+    if crate::debug::enabled() {
         eprintln!("tokensieve: {what}");
     }
 }

@@ -9,7 +9,7 @@
 use proptest::prelude::*;
 use regex::Regex;
 
-use crate::pipeline::{Hint, Settings};
+use crate::settings::{Hint, Settings};
 use crate::text::render;
 
 /// Commands that reach each filter, and some no filter claims.

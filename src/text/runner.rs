@@ -20,7 +20,7 @@ use std::collections::{HashMap, HashSet};
 use once_cell::sync::Lazy;
 use regex::Regex;
 
-use crate::text::command::Invocation;
+use crate::command::Invocation;
 use crate::text::guard::{self, Source};
 
 /// Tools whose whole job is running tests.
@@ -367,7 +367,7 @@ fn drop_recaps(lines: &[String], failures: &HashSet<&str>) -> Option<Vec<String>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::text::command::inv;
+    use crate::command::inv;
     use crate::text::guard::Owned;
 
     #[test]

@@ -23,7 +23,7 @@ use crate::auditor::Shape;
 use crate::budget;
 use crate::json::literal::Seg;
 use crate::json::{flatten, outline, reduce};
-use crate::pipeline::{Rendered, Settings};
+use crate::settings::{Rendered, Settings};
 
 use paths::Detail;
 

@@ -9,7 +9,7 @@
 
 use crate::auditor::Shape;
 use crate::budget;
-use crate::pipeline::{Hint, Rendered, Settings};
+use crate::settings::{Hint, Rendered, Settings};
 
 const HEAD: usize = 5;
 const TAIL: usize = 10;
@@ -27,7 +27,7 @@ pub fn text(text: &str, summary: Option<Shape>, hint: Option<&Hint>, settings: &
     let budget = settings.budget.unwrap_or(budget::DEFAULT);
     let exit = hint.map_or(0, |h| h.exit_code);
     let from_raw = summary.is_none();
-    let cleaned = if from_raw { crate::text::cleaned(text) } else { text.to_owned() };
+    let cleaned = if from_raw { crate::lines::cleaned(text) } else { text.to_owned() };
     let mut lines: Vec<&str> = cleaned.lines().collect();
     // The status goes last whatever else is cut.
     if !from_raw && exit != 0 && lines.last() == Some(&format!("exit {exit}").as_str()) {
@@ -35,11 +35,11 @@ pub fn text(text: &str, summary: Option<Shape>, hint: Option<&Hint>, settings: &
     }
     let raw = text;
     let n = lines.len();
-    let ledger = crate::text::ledger::scan(lines.iter().copied());
+    let ledger = crate::lines::ledger::scan(lines.iter().copied());
     let signal: Vec<usize> = ledger.entries.iter().map(|e| e.line).collect();
 
     let show = |args: &str| super::show(settings, args);
-    // An excerpt of a larger output (see `pipeline::Excerpt`): numbers and
+    // An excerpt of a larger output (see `settings::Excerpt`): numbers and
     // sizes are the whole output's.
     let excerpt = settings.excerpt.as_ref().filter(|_| from_raw);
     let num = |i: usize| excerpt.map_or(i + 1, |e| e.line_number(i));

@@ -71,7 +71,7 @@ impl Filter for ExUnit {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::text::command::inv;
+    use crate::command::inv;
     use crate::text::guard::Owned;
 
     #[test]

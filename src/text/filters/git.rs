@@ -554,7 +554,7 @@ impl Filter for Sync {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::text::command::inv;
+    use crate::command::inv;
     use crate::text::guard::Owned;
 
     #[test]

@@ -239,7 +239,7 @@ fn npm_ls(text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::text::command::inv;
+    use crate::command::inv;
 
     #[test]
     fn pip_keeps_result_and_errors() {

@@ -179,7 +179,7 @@ fn rustc_shaped(text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::text::command::inv;
+    use crate::command::inv;
 
     #[test]
     fn tsc_pretty_drops_frames() {

@@ -458,7 +458,7 @@ fn ls(text: &str, named_vendored: bool) -> Option<String> {
 mod tests {
     use super::*;
 
-    use crate::text::command::inv;
+    use crate::command::inv;
     use crate::text::guard::Owned;
 
     fn grep_of(cmd: &str, text: &str) -> String {

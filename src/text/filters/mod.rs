@@ -19,7 +19,7 @@ mod python;
 mod terraform;
 mod valgrind;
 
-pub use crate::text::command::Invocation;
+pub use crate::command::Invocation;
 use crate::text::guard::Source;
 
 /// One tool family's summariser.

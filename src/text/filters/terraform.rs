@@ -101,7 +101,7 @@ fn is_progress(t: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::text::command::inv;
+    use crate::command::inv;
     use crate::text::guard::Owned;
 
     #[test]

@@ -70,7 +70,7 @@ impl Filter for Valgrind {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::text::command::inv;
+    use crate::command::inv;
     use crate::text::guard::Owned;
 
     #[test]

@@ -42,9 +42,9 @@ use once_cell::sync::Lazy;
 use regex::Regex;
 use regex::bytes::{RegexSet, RegexSetBuilder};
 
-use crate::text::ascii_regex;
+use crate::lines::ascii_regex;
 
-use crate::text::clean::is_library_path;
+use crate::lines::clean::is_library_path;
 
 /// What a detector found on a line. One kind per line: the first of this
 /// order that matches.
@@ -858,7 +858,7 @@ mod survey {
         let mut paths: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
         paths.sort();
         for p in paths.iter().filter(|p| p.extension().is_some_and(|e| e == "txt")) {
-            let text = crate::text::clean::clean(&std::fs::read_to_string(p).unwrap());
+            let text = crate::lines::clean::clean(&std::fs::read_to_string(p).unwrap());
             let lines: Vec<&str> = text.split('\n').collect();
             let ledger = super::scan(lines.iter().copied());
             println!("== {} ({} lines, {} signal)", p.display(), lines.len(), ledger.len());

@@ -1,0 +1,26 @@
+//! What every text path shares, below the filters: the cleaning
+//! (`clean`: ANSI, `\r` redraws, overstrike; library-path recognisers) and
+//! the signal ledger (`ledger`: which lines an agent must never lose). The
+//! shapes and folds every text filter shares (one `fold_frames` for the
+//! library frames of a stack trace) belong here too.
+//!
+//! Layer 2 (docs/ARCHITECTURE.md): it may use `settings`, `command`,
+//! `json` (the scrubber) and what is below them; `text`, `typed`, `view`
+//! and the shim use it.
+
+pub mod clean;
+pub mod ledger;
+
+/// A pattern over a line's bytes with ASCII classes only (`\w`, `\d`,
+/// `\s`, `\b`, `(?i)`): what tools print matches the same, and compiling
+/// it skips the Unicode tables that made up most of a short text command's
+/// CPU (scripts/bench-regex.sh). Non-ASCII literals still match as UTF-8.
+pub(crate) fn ascii_regex(pattern: &str) -> Result<regex::bytes::Regex, regex::Error> {
+    regex::bytes::RegexBuilder::new(pattern).unicode(false).build()
+}
+
+/// The cleaning every text path starts with (ANSI, `\r` redraws, trailing
+/// blanks); line numbers stay those of the input. For the budgeted view.
+pub fn cleaned(text: &str) -> String {
+    clean::clean(text)
+}
