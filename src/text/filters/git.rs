@@ -6,8 +6,9 @@
 //!   to one line around each change, a stretch cut marked by a line no
 //!   diff has, `… N unchanged lines (tokensieve show ID --lines A:B) …`
 //!   (never a hunk header of ours: it would pass for git's); past the
-//!   budget, long runs of added or removed lines keep their first and last
-//!   lines around `… N more added lines (tokensieve show ID --lines A:B) …`.
+//!   budget or the focus size, long runs of added or removed lines (a
+//!   deleted file's body) keep their first and last lines around `… N more
+//!   added lines (tokensieve show ID --lines A:B) …`.
 //! - log: record-like text. Past the focus size (`TOKENSIEVE_FOCUS`,
 //!   `crate::budget::FOCUS_DEFAULT` tokens) it gets a focus view: a line
 //!   per commit (short hash, decoration, date, author when it changes,
@@ -113,6 +114,12 @@ impl Filter for Diff {
     fn summarize(&self, _inv: &Invocation, text: &str, src: &Source) -> Option<String> {
         diff(text, src)
     }
+
+    /// A diff is the answer (SPEC §6d): what it leaves out it says itself,
+    /// with the `show --lines` range; never the blind cap of dense summaries.
+    fn lossless(&self) -> bool {
+        true
+    }
 }
 
 /// The header line of one file's patch (plain or combined diff).
@@ -120,10 +127,11 @@ fn starts_file(line: &str) -> bool {
     line.starts_with("diff --git ") || line.starts_with("diff --cc ")
 }
 
-/// Whether `text` is over the budget: only then are long runs of changed
-/// lines cut (within it the changes are the answer, every line kept).
+/// Whether `text` is over the budget or the focus size: only then are long
+/// runs of changed lines cut (a deleted or new file's body, a generated
+/// block; within both every changed line is kept, the changes are the answer).
 fn past_budget(text: &str, src: &Source) -> bool {
-    src.budget.is_some_and(|b| text.len() > b)
+    src.budget.is_some_and(|b| text.len() > b) || crate::budget::past_focus(src.focus, text)
 }
 
 fn diff(text: &str, src: &Source) -> Option<String> {
@@ -339,6 +347,9 @@ static STAT_LINE: Lazy<Regex> = Lazy::new(|| Regex::new(r"^ (\S.*?)\s+\|\s+(\d+|
 static STAT_TOTAL: Lazy<Regex> = Lazy::new(|| Regex::new(r"^ \d+ files? changed").unwrap());
 /// Hex digits of a hash in the view (`git log --oneline`'s own minimum).
 const SHORT_HASH: usize = 7;
+/// The newest commits keep git's `commit <full hash>` (what a script, a
+/// cherry-pick or a revert is given).
+const FULL_HASHES: usize = 5;
 
 /// The commits of a `git log` in its default (`medium`) format, with or
 /// without `--stat`; `None` for any other shape (`--oneline`, `--graph`,
@@ -399,8 +410,12 @@ fn log(text: &str, src: &Source) -> Option<String> {
     let one_author = commits.iter().all(|c| c.author == commits[0].author);
     let mut heads = Vec::new();
     let mut prev = String::new();
-    for c in &commits {
-        let hash = &c.hash[..c.hash.len().min(SHORT_HASH)];
+    for (k, c) in commits.iter().enumerate() {
+        let hash = if k < FULL_HASHES {
+            format!("commit {}", c.hash)
+        } else {
+            c.hash[..c.hash.len().min(SHORT_HASH)].to_string()
+        };
         let deco = if c.decoration.is_empty() { String::new() } else { format!(" {}", c.decoration) };
         let who = name(c);
         let author = if one_author || who == prev { String::new() } else { format!(" {who}") };
@@ -409,15 +424,27 @@ fn log(text: &str, src: &Source) -> Option<String> {
         let subject = c.message.iter().map(|m| m.1.trim()).find(|m| !m.is_empty()).unwrap_or("");
         heads.push(format!("{hash}{deco} {}{author}{merge}: {subject}", c.date));
     }
-    let by = if one_author { format!("; all by {}", commits[0].author) } else { String::new() };
     let header = format!(
-        "# focus view: {} commits, one line each (hash date author-when-it-changes: subject){by}; \
-         times and e-mails left out, {all}",
+        "# focus view: {} commits, one line each (hash date author-when-it-changes: subject), \
+         the newest {FULL_HASHES} with the full hash; times left out, {all}",
         commits.len()
     );
-    let count = |l: &str| crate::auditor::count(crate::auditor::Encoding::Cl100k, l) + 1;
-    let mut used = count(&header) + heads.iter().map(|h| count(h)).sum::<usize>();
+    // each author said once, as git names them
+    let mut authors: Vec<(&str, usize)> = Vec::new();
+    for c in &commits {
+        match authors.iter_mut().find(|a| a.0 == c.author) {
+            Some(a) => a.1 += 1,
+            None => authors.push((&c.author, 1)),
+        }
+    }
     let mut out = vec![header];
+    if one_author {
+        out.push(format!("# all {} by Author: {}", commits.len(), commits[0].author));
+    } else {
+        out.extend(authors.iter().map(|(a, n)| format!("# Author: {a}, {n} commits")));
+    }
+    let count = |l: &str| crate::auditor::count(crate::auditor::Encoding::Cl100k, l) + 1;
+    let mut used = out.iter().chain(&heads).map(|h| count(h)).sum::<usize>();
     let mut left_from: Option<usize> = None;
     for (c, head) in commits.iter().zip(heads) {
         out.push(head);
@@ -589,7 +616,14 @@ mod tests {
             ),
             "{out}"
         );
-        // within the budget every changed line stays
+        // past the focus size too, with no budget
+        let focused = diff(&text, &focus_src(&owned, 200)).unwrap();
+        assert!(
+            focused.contains("… 19 more added lines (tokensieve show abc123 --lines 24:42) …"),
+            "{focused}"
+        );
+        // within both every changed line stays
+        assert_eq!(diff(&text, &focus_src(&owned, 100_000)).unwrap(), diff(&text, &owned.src()).unwrap());
         let whole = diff(&text, &owned.src()).unwrap();
         assert!(whole.contains("+line 6\n+line 7\n+line 8\n"), "{whole}");
         assert!(!whole.contains("more added lines"), "{whole}");
@@ -664,7 +698,7 @@ mod tests {
         assert!(out.starts_with("# focus view: 40 commits"), "{out}");
         assert!(
             out.contains(
-                "\n0000000 2026-10-12: Bump dep-0 from 1.0.0 to 1.0.1\n  Signed-off-by: bot <bot@x>\n"
+                "\n# all 40 by Author: A B <a@x>\ncommit 0000000000000000000000000000000000000000 2026-10-12: Bump dep-0 from 1.0.0 to 1.0.1\n  Signed-off-by: bot <bot@x>\n"
             ),
             "{out}"
         );
@@ -691,15 +725,26 @@ mod tests {
         let out = Log.summarize(&inv("git log"), &text, &focus_src(&owned, 900)).unwrap();
         let lines: Vec<&str> = out.lines().collect();
         assert!(lines[0].starts_with("# focus view: 30 commits"), "{out}");
-        // every commit present, the author only when it changes
-        assert_eq!(lines[1], "0000000 2026-10-12 Ann Lee: Subject number 0 of the log");
-        assert_eq!(lines[4], "0000001 2026-10-12: Subject number 1 of the log");
-        assert!(out.contains("\n0000002 2026-10-12 Bo Chen: Subject number 2 of the log\n"), "{out}");
+        // each author said once as git names them, in lines of ours
+        assert_eq!(
+            lines[1..3],
+            ["# Author: Ann Lee <ann@x>, 20 commits", "# Author: Bo Chen <bo@y>, 10 commits"]
+        );
+        // every commit present, the author only when it changes; the
+        // newest with git's full hash
+        let a33 = "a".repeat(33);
+        assert_eq!(lines[3], format!("commit 0000000{a33} 2026-10-12 Ann Lee: Subject number 0 of the log"));
+        assert_eq!(lines[6], format!("commit 0000001{a33} 2026-10-12: Subject number 1 of the log"));
+        assert!(
+            out.contains(&format!("\ncommit 0000002{a33} 2026-10-12 Bo Chen: Subject number 2 of the log\n")),
+            "{out}"
+        );
+        assert!(out.contains("\n0000005 2026-10-12 Bo Chen: Subject number 5 of the log\n"), "{out}");
         for k in 0..30 {
             assert!(out.contains(&format!(" Subject number {k} of the log\n")), "{k}: {out}");
         }
-        assert_eq!(lines[2], "  Why 0: a body line that explains it.");
-        assert_eq!(lines[3], "  src/a0.rs 3; 1 file changed, 2 insertions(+), 1 deletion(-)");
+        assert_eq!(lines[4], "  Why 0: a body line that explains it.");
+        assert_eq!(lines[5], "  src/a0.rs 3; 1 file changed, 2 insertions(+), 1 deletion(-)");
         // the rest is named by the range that prints it, in a line of ours
         let last = lines.last().unwrap();
         assert!(
@@ -730,7 +775,7 @@ mod tests {
         let out = log(text, &Owned::new(text).src()).unwrap();
         assert_eq!(
             out,
-            "# focus view: 1 commits, one line each (hash date author-when-it-changes: subject); all by A B <a@x>; times and e-mails left out, all of it: tokensieve show abc123\n0123456 (HEAD -> main) 2026-10-12: Subject one\n  Body line.\n"
+            "# focus view: 1 commits, one line each (hash date author-when-it-changes: subject), the newest 5 with the full hash; times left out, all of it: tokensieve show abc123\n# all 1 by Author: A B <a@x>\ncommit 0123456789abcdef0123456789abcdef01234567 (HEAD -> main) 2026-10-12: Subject one\n  Body line.\n"
         );
         assert!(log("abc1234 oneline subject\n", &Owned::new("x").src()).is_none());
     }
