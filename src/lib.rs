@@ -14,6 +14,7 @@
 //! - `share`: `objects push|pull` through git (LFS or refs), lazy fetch in `show`.
 //! - `budget`, `view`: the stdout budget and the views printed above it.
 //! - `homefs`: the one way to write under the home (no symlink followed).
+//! - `untrusted`: the one way to read a file we did not write (capped, regular files only).
 //! - `typed`: the typed result of a capture (status, counts, findings).
 //! - `cli`: the `tokensieve` subcommands.
 //! - `config`: every setting (environment > project file > user file >
@@ -44,6 +45,7 @@ pub mod store;
 pub mod text;
 pub mod transcript;
 pub mod typed;
+pub mod untrusted;
 pub mod userfilter;
 pub mod view;
 

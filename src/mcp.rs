@@ -13,10 +13,22 @@
 //! `run` and `show` start this same binary as a child, so their answers are
 //! the CLI's, byte for byte; a tool that fails is a result with `isError`,
 //! a request the server cannot read a protocol error.
+//!
+//! The server stays responsive while a command runs: each call runs on a
+//! blocking thread, so `ping`, `tools/list` and other calls are answered
+//! meanwhile. A command runs in its own process group, with a deadline
+//! (`timeout_secs`, else `TOKENSIEVE_MCP_TIMEOUT_SECS`, else 120 s: then
+//! SIGTERM, and what it printed so far); `notifications/cancelled` ends
+//! its group the same way. When stdin closes the server ends every group
+//! and exits; when the server is killed, a watchdog per command (a shell
+//! waiting on a pipe only the server holds) ends the group. A line that is
+//! not JSON gets a -32700 error (rmcp itself drops it silently).
 
+use std::io::Read;
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::sync::Arc;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use rmcp::model::{
@@ -26,8 +38,21 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
 
 use crate::history::{self, Query};
+
+/// A command's deadline when the call gives none.
+const DEFAULT_TIMEOUT_SECS: u64 = 120;
+/// After SIGTERM, this long before SIGKILL.
+const GRACE: Duration = Duration::from_secs(3);
+/// A request line longer than this is refused (-32700), not buffered.
+const MAX_LINE: usize = 32 << 20;
+/// A child's stdout and stderr are kept up to this much each.
+const MAX_OUTPUT: u64 = 64 << 20;
+
+/// Process groups of the commands running now (ended when the server ends).
+static GROUPS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 
 /// Runs the server until the client closes stdin.
 pub fn serve() -> Result<()> {
@@ -35,11 +60,119 @@ pub fn serve() -> Result<()> {
         .enable_all()
         .build()
         .context("cannot start the runtime")?;
-    runtime.block_on(async {
-        let running = Server.serve(rmcp::transport::stdio()).await.context("MCP initialisation failed")?;
-        running.waiting().await.context("MCP service stopped")?;
-        Ok(())
-    })
+    let served = runtime.block_on(async {
+        // stdin → (a line that is not JSON answered here) → rmcp → stdout
+        let (rmcp_in, mut to_rmcp) = tokio::io::simplex(1 << 16);
+        let (mut from_rmcp, rmcp_out) = tokio::io::simplex(1 << 16);
+        let stdout = Arc::new(tokio::sync::Mutex::new(tokio::io::stdout()));
+        let out = stdout.clone();
+        let input = tokio::spawn(async move {
+            let mut stdin = tokio::io::BufReader::new(tokio::io::stdin());
+            while let Some(line) = read_line(&mut stdin).await {
+                if let Some(reply) = parse_error(&line) {
+                    let mut o = out.lock().await;
+                    let _ = o.write_all(reply.as_bytes()).await;
+                    let _ = o.flush().await;
+                    continue;
+                }
+                if to_rmcp.write_all(&line).await.is_err() || to_rmcp.write_all(b"\n").await.is_err() {
+                    break;
+                }
+            }
+            // stdin closed: no one is left to read an answer. The commands
+            // end now (rmcp would wait for them), then rmcp sees the end
+            // of its input and stops.
+            end_all_groups();
+            let _ = to_rmcp.shutdown().await;
+        });
+        let output = tokio::spawn(async move {
+            let mut lines = tokio::io::BufReader::new(&mut from_rmcp);
+            let mut line = Vec::new();
+            loop {
+                line.clear();
+                match lines.read_until(b'\n', &mut line).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {
+                        let mut o = stdout.lock().await;
+                        if o.write_all(&line).await.is_err() || o.flush().await.is_err() {
+                            break;
+                        }
+                    }
+                }
+            }
+        });
+        let running = Server.serve((rmcp_in, rmcp_out)).await.context("MCP initialisation failed")?;
+        let quit = running.waiting().await.context("MCP service stopped");
+        input.abort();
+        // what rmcp wrote last reaches stdout; its pipe never closes by itself
+        let _ = tokio::time::timeout(Duration::from_millis(200), output).await;
+        quit.map(drop)
+    });
+    end_all_groups();
+    // Calls still waiting on a child end with it; do not wait for them.
+    runtime.shutdown_timeout(Duration::from_millis(200));
+    served
+}
+
+/// One line of stdin, without its newline; `None` at the end. A line past
+/// `MAX_LINE` is dropped as it arrives and returned as one byte that does
+/// not parse (so it gets -32700).
+async fn read_line<R: tokio::io::AsyncBufRead + Unpin>(r: &mut R) -> Option<Vec<u8>> {
+    let mut line = Vec::new();
+    let mut over = false;
+    loop {
+        let buf = r.fill_buf().await.ok()?;
+        if buf.is_empty() {
+            return (!line.is_empty() || over).then(|| if over { b"\x00".to_vec() } else { line });
+        }
+        let (chunk, done) = match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => (&buf[..i], Some(i + 1)),
+            None => (buf, None),
+        };
+        if line.len() + chunk.len() > MAX_LINE {
+            over = true;
+            line = Vec::new();
+        } else if !over {
+            line.extend_from_slice(chunk);
+        }
+        let used = done.unwrap_or(buf.len());
+        r.consume(used);
+        if done.is_some() {
+            return Some(if over { b"\x00".to_vec() } else { line });
+        }
+    }
+}
+
+/// The JSON-RPC -32700 reply for a line that is not JSON; `None` for one
+/// that is (rmcp answers those, -32600 when they are not a message).
+fn parse_error(line: &[u8]) -> Option<String> {
+    let body = line.strip_suffix(b"\r").unwrap_or(line);
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return None;
+    }
+    match serde_json::from_slice::<serde::de::IgnoredAny>(body) {
+        Err(e)
+            if matches!(
+                e.classify(),
+                serde_json::error::Category::Syntax | serde_json::error::Category::Eof
+            ) =>
+        {
+            Some(
+                json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}})
+                    .to_string()
+                    + "\n",
+            )
+        }
+        _ => None,
+    }
+}
+
+fn end_all_groups() {
+    let groups: Vec<i32> = GROUPS.lock().map(|g| g.clone()).unwrap_or_default();
+    for pgid in groups {
+        // SAFETY: signalling process groups this server created.
+        unsafe { libc::kill(-pgid, libc::SIGKILL) };
+    }
 }
 
 struct Server;
@@ -55,14 +188,17 @@ fn tools() -> Vec<Tool> {
     vec![
         Tool::new(
             "run",
-            "Run a shell command line and get its output compressed for reading (every fact kept, the raw \
+            "Run a shell command line (it runs as a shell command with the user's rights, unsandboxed, like \
+             typing it in their terminal) and get its output compressed for reading (every fact kept, the raw \
              output stored: `show` gives it back), with its typed result: status from the exit code, counts, \
-             findings with path:line, and the raw id.",
+             findings with path:line, and the raw id. It is stopped after `timeout_secs` (default 120) with \
+             what it printed so far.",
             schema(json!({
                 "type": "object",
                 "properties": {
                     "command": {"type": "string", "description": "the command line, as typed in a shell"},
-                    "cwd": {"type": "string", "description": "directory to run it in (default: the server's)"}
+                    "cwd": {"type": "string", "description": "directory to run it in (default: the server's)"},
+                    "timeout_secs": {"type": "integer", "minimum": 1, "description": "stop it after this long (default 120)"}
                 },
                 "required": ["command"]
             })),
@@ -123,15 +259,21 @@ impl ServerHandler for Server {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let args = request.arguments.unwrap_or_default();
-        let result = match request.name.as_ref() {
-            "run" => run(&args),
-            "show" => show(&args),
-            "recall" => recall(&args),
+        let cancelled = context.ct.clone();
+        let stop = move || cancelled.is_cancelled();
+        // On a blocking thread: the runtime goes on answering meanwhile.
+        let work: fn(&JsonObject, &dyn Fn() -> bool) -> Result<CallToolResult> = match request.name.as_ref() {
+            "run" => run,
+            "show" => show,
+            "recall" => |a, _| recall(a),
             other => return Err(ErrorData::invalid_params(format!("no tool named '{other}'"), None)),
         };
+        let result = tokio::task::spawn_blocking(move || work(&args, &stop))
+            .await
+            .unwrap_or_else(|e| Err(anyhow::anyhow!("the call failed: {e}")));
         Ok(match result {
             Ok(r) => r,
             Err(e) => CallToolResult::error(vec![ContentBlock::text(format!("{e:#}"))]),
@@ -206,8 +348,14 @@ fn shell_words(line: &str) -> Option<Vec<String>> {
     Some(words)
 }
 
-fn run(args: &JsonObject) -> Result<CallToolResult> {
+fn run(args: &JsonObject, cancelled: &dyn Fn() -> bool) -> Result<CallToolResult> {
     let line = text_arg(args, "command")?.context("'command' is required")?;
+    let timeout = match args.get("timeout_secs") {
+        None | Some(Value::Null) => default_timeout(),
+        Some(v) => Duration::from_secs(
+            v.as_u64().filter(|&n| n > 0).context("'timeout_secs' must be a positive integer")?,
+        ),
+    };
     let mut cmd = Command::new(me()?);
     cmd.arg("run").arg("--").args(run_argv(line));
     if let Some(dir) = text_arg(args, "cwd")? {
@@ -215,20 +363,17 @@ fn run(args: &JsonObject) -> Result<CallToolResult> {
         cmd.current_dir(dir);
     }
     // the typed result holding the text; stdin is not the client's protocol
-    let out = cmd
-        .env("TOKENSIEVE_FORMAT", "json")
-        .stdin(Stdio::null())
-        .output()
-        .with_context(|| format!("cannot run '{line}'"))?;
+    cmd.env("TOKENSIEVE_FORMAT", "json");
+    let out = supervised(cmd, timeout, cancelled).with_context(|| format!("cannot run '{line}'"))?;
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    let (text, result) = match serde_json::from_slice::<Value>(&out.stdout) {
+    let (text, mut result) = match serde_json::from_slice::<Value>(&out.stdout) {
         Ok(Value::Object(mut doc)) if doc.contains_key("status") => {
             let text = doc.remove("output").and_then(|o| o.as_str().map(str::to_owned)).unwrap_or_default();
             (text, Value::Object(doc))
         }
         // passed through untouched (a live command): its bytes as they are
         _ => {
-            let code = out.status.code().unwrap_or(-1);
+            let code = out.code;
             let words = run_argv(line);
             let mut r = crate::typed::TypedResult::bare(&words, code).to_json();
             r["note"] = "the output passed through untouched (not compressed)".into();
@@ -236,6 +381,10 @@ fn run(args: &JsonObject) -> Result<CallToolResult> {
         }
     };
     let mut content = vec![ContentBlock::text(text)];
+    if let Some(why) = &out.stopped {
+        result["stopped"] = why.clone().into();
+        content.push(ContentBlock::text(format!("stopped: {why}; the output is what it printed until then")));
+    }
     if !stderr.trim().is_empty() {
         content.push(ContentBlock::text(format!("stderr:\n{stderr}")));
     }
@@ -244,7 +393,133 @@ fn run(args: &JsonObject) -> Result<CallToolResult> {
     Ok(r)
 }
 
-fn show(args: &JsonObject) -> Result<CallToolResult> {
+fn default_timeout() -> Duration {
+    let secs = std::env::var("TOKENSIEVE_MCP_TIMEOUT_SECS").ok().and_then(|v| v.trim().parse::<u64>().ok());
+    Duration::from_secs(secs.filter(|&n| n > 0).unwrap_or(DEFAULT_TIMEOUT_SECS))
+}
+
+/// What a supervised child left: its status and output, and why it was
+/// stopped, if it was.
+struct Finished {
+    code: i32,
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+    stopped: Option<String>,
+}
+
+/// Runs `cmd` in its own process group, with a watchdog that ends the
+/// group if this server dies first; SIGTERM to the group at `timeout` or
+/// when `cancelled()` says so, SIGKILL after `GRACE`. The group is ended
+/// after the child too (nothing it started in it outlives the call).
+fn supervised(mut cmd: Command, timeout: Duration, cancelled: &dyn Fn() -> bool) -> Result<Finished> {
+    use std::os::unix::process::CommandExt;
+    cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            // the child hears of our death too (the watchdog ends the rest)
+            #[cfg(target_os = "linux")]
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn()?;
+    let pgid = child.id() as i32;
+    let group = Group::register(pgid);
+    let watchdog = watchdog(pgid);
+    let drain = |r: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut r) = r {
+                let _ = (&mut r).take(MAX_OUTPUT).read_to_end(&mut bytes);
+                let _ = std::io::copy(&mut r, &mut std::io::sink());
+            }
+            bytes
+        })
+    };
+    let out = drain(child.stdout.take().map(|r| Box::new(r) as Box<dyn Read + Send>));
+    let err = drain(child.stderr.take().map(|r| Box::new(r) as Box<dyn Read + Send>));
+    let started = Instant::now();
+    let mut stopped: Option<(String, Instant)> = None;
+    let status = loop {
+        if let Some(s) = child.try_wait()? {
+            break s;
+        }
+        match &stopped {
+            None if cancelled() => stopped = Some(("cancelled by the client".into(), group.term())),
+            None if started.elapsed() >= timeout => {
+                stopped = Some((format!("timed out after {} s", timeout.as_secs()), group.term()))
+            }
+            Some((_, at)) if at.elapsed() >= GRACE => group.kill(),
+            _ => {}
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // whatever it left in its group (a background job holding the pipes)
+    group.kill();
+    if let Some(mut w) = watchdog {
+        if let Some(mut stdin) = w.stdin.take() {
+            use std::io::Write;
+            let _ = stdin.write_all(b"done\n");
+        }
+        let _ = w.wait();
+    }
+    use std::os::unix::process::ExitStatusExt;
+    let code = status.code().unwrap_or_else(|| 128 + status.signal().unwrap_or(0));
+    Ok(Finished {
+        code,
+        stdout: out.join().unwrap_or_default(),
+        stderr: err.join().unwrap_or_default(),
+        stopped: stopped.map(|(why, _)| why),
+    })
+}
+
+/// A running command's process group, listed in `GROUPS` while it lives.
+struct Group(i32);
+
+impl Group {
+    fn register(pgid: i32) -> Group {
+        if let Ok(mut g) = GROUPS.lock() {
+            g.push(pgid);
+        }
+        Group(pgid)
+    }
+
+    fn term(&self) -> Instant {
+        // SAFETY: signalling the process group we created.
+        unsafe { libc::kill(-self.0, libc::SIGTERM) };
+        Instant::now()
+    }
+
+    fn kill(&self) {
+        // SAFETY: signalling the process group we created.
+        unsafe { libc::kill(-self.0, libc::SIGKILL) };
+    }
+}
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        if let Ok(mut g) = GROUPS.lock() {
+            g.retain(|&p| p != self.0);
+        }
+    }
+}
+
+/// A shell that reads one line from a pipe only this process holds:
+/// `done` when the command ended here; end of file when this server died
+/// (even by SIGKILL), and then it ends the command's group.
+fn watchdog(pgid: i32) -> Option<Child> {
+    Command::new("/bin/sh")
+        .args(["-c", "read -r word; [ \"$word\" = done ] || kill -KILL -\"$1\" 2>/dev/null", "watchdog"])
+        .arg(pgid.to_string())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()
+}
+
+fn show(args: &JsonObject, cancelled: &dyn Fn() -> bool) -> Result<CallToolResult> {
     let id = text_arg(args, "id")?.context("'id' is required")?;
     let mut cmd = Command::new(me()?);
     cmd.args(["show", id]);
@@ -256,11 +531,15 @@ fn show(args: &JsonObject) -> Result<CallToolResult> {
     if args.get("summary").and_then(Value::as_bool).unwrap_or(false) {
         cmd.arg("--summary");
     }
-    let out = cmd.stdin(Stdio::null()).env_remove("TOKENSIEVE_FORMAT").output().context("cannot run show")?;
+    cmd.env_remove("TOKENSIEVE_FORMAT");
+    let out = supervised(cmd, default_timeout(), cancelled).context("cannot run show")?;
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    if let Some(why) = out.stopped {
+        return Ok(CallToolResult::error(vec![ContentBlock::text(format!("show {why}"))]));
+    }
     // `--grep` finding nothing is exit 1 with no message: an empty answer
-    if !out.status.success() && !stderr.trim().is_empty() {
+    if out.code != 0 && !stderr.trim().is_empty() {
         let why = stderr.trim().trim_start_matches("tokensieve: ").to_string();
         return Ok(CallToolResult::error(vec![ContentBlock::text(why)]));
     }

@@ -266,7 +266,7 @@ impl Store {
             }
             total = total.saturating_sub(o.size);
         }
-        log_evictions(home, &evicted).context("cannot write the eviction log")?;
+        log_evictions(home, &evicted, self.max_bytes).context("cannot write the eviction log")?;
         Ok(total)
     }
 
@@ -323,6 +323,10 @@ impl Store {
 
     /// The stored bytes of the object `hex` (not checked against the hash).
     pub fn read(&self, hex: &str) -> io::Result<Vec<u8>> {
+        // A name from elsewhere (a server's answer) is checked before any slice.
+        if hex.len() != 64 || !is_hex(hex) {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a sha256 object name"));
+        }
         let dir = Dir::home(&self.home, false)?.sub("objects", false)?.sub(&hex[..2], false)?;
         let mut bytes = Vec::new();
         dir.open(&hex[2..], Access::Read)?.read_to_end(&mut bytes)?;
@@ -331,12 +335,29 @@ impl Store {
 
     /// Whether a hash starting with `id` is in the eviction log.
     fn was_evicted(&self, id: &str) -> bool {
-        let Ok(home) = Dir::home(&self.home, false) else { return false };
-        ["evicted.log.1", "evicted.log"].iter().any(|log| {
+        self.eviction(id).is_some()
+    }
+
+    /// The cap that evicted the object `id` names, as the eviction log
+    /// recorded it (`Some(None)`: evicted, by a cap an older version did
+    /// not write down; `None`: not in the log).
+    pub fn eviction(&self, id: &str) -> Option<Option<u64>> {
+        let home = Dir::home(&self.home, false).ok()?;
+        let mut found = None;
+        for log in ["evicted.log.1", "evicted.log"] {
             let mut text = String::new();
-            home.open(log, Access::Read).and_then(|mut f| f.read_to_string(&mut text)).is_ok()
-                && text.lines().any(|l| l.starts_with(id))
-        })
+            if home
+                .open(log, Access::Read)
+                .and_then(|f| f.take(2 * EVICTION_LOG_ROTATE).read_to_string(&mut text))
+                .is_err()
+            {
+                continue;
+            }
+            for line in text.lines().filter(|l| l.starts_with(id)) {
+                found = Some(line.split_once(' ').and_then(|(_, cap)| cap.trim().parse().ok()));
+            }
+        }
+        found
     }
 }
 
@@ -376,7 +397,35 @@ impl ObjectWriter<'_> {
         store.commit(pending, &obj.hex)?;
         Ok(Some(obj))
     }
+
+    /// `finish` for bytes that must be the object `expected` (a download):
+    /// anything else is dropped unstored, and the error names both hashes.
+    pub fn finish_as(self, expected: &str) -> Result<Option<Object>> {
+        let ObjectWriter { store, pending, hasher } = self;
+        let got = hex_of(&hasher.finalize());
+        if got != expected {
+            anyhow::bail!(Mismatch(got));
+        }
+        if pending.len == 0 || pending.len > store.max_bytes {
+            return Ok(None);
+        }
+        let obj = Object::for_hex(&store.objects_dir(), got);
+        store.commit(pending, &obj.hex)?;
+        Ok(Some(obj))
+    }
 }
+
+/// Bytes that hash to another name than the one asked for (their hash).
+#[derive(Debug)]
+pub struct Mismatch(pub String);
+
+impl std::fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "its bytes hash to {}", &self.0[..ID_LEN.min(self.0.len())])
+    }
+}
+
+impl std::error::Error for Mismatch {}
 
 impl Write for ObjectWriter<'_> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
@@ -472,7 +521,9 @@ fn write_ledger(home: &Dir, total: u64, walked_at: u64) -> io::Result<()> {
     home.open("objects.size", Access::Write)?.write_all(format!("{total} {walked_at}\n").as_bytes())
 }
 
-fn log_evictions(home: &Dir, hexes: &[String]) -> io::Result<()> {
+/// One line per object, `HEX CAP`: the cap in force, so `show` can say
+/// which cap evicted it (not the one in force when it is asked).
+fn log_evictions(home: &Dir, hexes: &[String], cap: u64) -> io::Result<()> {
     if hexes.is_empty() {
         return Ok(());
     }
@@ -481,8 +532,7 @@ fn log_evictions(home: &Dir, hexes: &[String]) -> io::Result<()> {
     }
     let mut text = String::with_capacity(hexes.len() * 65);
     for h in hexes {
-        text.push_str(h);
-        text.push('\n');
+        text.push_str(&format!("{h} {cap}\n"));
     }
     // One O_APPEND write: lines from concurrent evictors never interleave.
     home.open("evicted.log", Access::Append)?.write_all(text.as_bytes())

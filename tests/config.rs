@@ -96,8 +96,19 @@ fn every_setting_at_every_level_names_its_source() {
     );
 
     // The project's file, found from a folder below it, wins over the user's.
+    // Untrusted, it may set only the harmless keys (docs/config.md, "Trust").
     let project = proj.path().join(".tokensieve.toml");
     fs::write(&project, format!("# the project's settings\n{}", settings_file(true))).unwrap();
+    let rows = show(&mut cli(home.path(), &deep));
+    for (i, spec) in SPECS.iter().enumerate() {
+        let from_project = tokensieve::config::UNTRUSTED_KEYS.contains(&spec.key);
+        let want = if from_project { &project } else { &user };
+        let line = if from_project { i + 2 } else { i + 1 };
+        assert_eq!(row(&rows, spec.key).2, format!("{}:{line}", want.display()), "{}", spec.key);
+    }
+    assert_eq!(row(&rows, "tool.aws").1, "disabled");
+    let trusted = cli(home.path(), &deep).arg("trust").output().unwrap();
+    assert!(trusted.status.success(), "{}", String::from_utf8_lossy(&trusted.stderr));
     let rows = show(&mut cli(home.path(), &deep));
     for (i, spec) in SPECS.iter().enumerate() {
         assert_eq!(row(&rows, spec.key).2, format!("{}:{}", project.display(), i + 2));
@@ -194,8 +205,13 @@ fn a_tool_turned_off_at_any_level_is_passed_through() {
     let out = run_in(agent(&["ec2", "describe-instances"]), proj.path());
     same(&out, &raw).unwrap();
     assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
-    // the project turns it back on
+    // the project turns it back on, once trusted (untrusted, it may only
+    // turn tools off)
     fs::write(proj.path().join(".tokensieve.toml"), "[tool.aws]\nenabled = true\n").unwrap();
+    same(&run_in(agent(&["ec2", "describe-instances"]), proj.path()), &raw).unwrap();
+    let mut trust = sb.cmd(BIN);
+    trust.arg("trust").current_dir(proj.path());
+    assert!(trust.output().unwrap().status.success());
     changed(&run_in(agent(&["ec2", "describe-instances"]), proj.path()), &raw).unwrap();
     // the environment turns it off again
     let mut c = agent(&["ec2", "describe-instances"]);

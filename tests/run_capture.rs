@@ -234,14 +234,39 @@ fn binary_past_the_memory_limit_passes_through_byte_for_byte() {
     assert_eq!(receipt(&out.stderr), None);
 }
 
+/// Kills a process group when dropped: a failing assertion still ends
+/// whatever the test started (a tool left looping would outlive the suite).
+struct GroupGuard(i32);
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        // SAFETY: signalling the process group this test created.
+        unsafe { libc::kill(-self.0, libc::SIGKILL) };
+    }
+}
+
 /// Starts `cmd` (its own process group, so the test can clean up whatever
 /// the tool leaves), waits for `ready`, sends `sig` to tokensieve, and
 /// returns its output and how long it took to exit after the signal.
+///
+/// The signal's disposition is reset to the default in the child first: a
+/// shell starts a background job (`( ./scripts/test.sh & )`) with SIGINT
+/// and SIGQUIT ignored, tokensieve rightly keeps an inherited ignore (as
+/// under `nohup`), and the test would then wait on a signal that does
+/// nothing.
 fn stopped(sb: &Sandbox, mut cmd: Command, sig: i32) -> (std::process::Output, Duration) {
     use std::os::unix::process::CommandExt;
     cmd.process_group(0).stdout(Stdio::piped()).stderr(Stdio::piped());
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            libc::signal(sig, libc::SIG_DFL);
+            Ok(())
+        });
+    }
     let mut child = cmd.spawn().unwrap();
     let pid = child.id() as i32;
+    let _group = GroupGuard(pid);
     wait_for_file(&sb.path("ready"), MINUTE);
     // SAFETY: signalling the process we spawned.
     unsafe { libc::kill(pid, sig) };
@@ -257,8 +282,7 @@ fn stopped(sb: &Sandbox, mut cmd: Command, sig: i32) -> (std::process::Output, D
     };
     let took = at.elapsed();
     // Whatever the tool left behind holds the pipes: end the group first.
-    // SAFETY: signalling the process group we created.
-    unsafe { libc::kill(-pid, libc::SIGKILL) };
+    drop(_group);
     let (mut out, mut err) = (Vec::new(), Vec::new());
     stdout.read_to_end(&mut out).unwrap();
     stderr.read_to_end(&mut err).unwrap();

@@ -172,16 +172,48 @@ fn mode_of(path: &Path) -> u32 {
     fs::metadata(path).map(|m| m.permissions().mode() & 0o7777).unwrap_or(0o644)
 }
 
+/// Replaces the contents of the user's file `path` atomically: where a
+/// symlink points (it stays a link), keeping its mode.
+pub fn rewrite(path: &Path, bytes: &[u8]) -> Result<()> {
+    let target = real_path(path)?;
+    write_atomic(&target, bytes, mode_of(&target))
+}
+
 /// Writes through a temporary file in the same folder and a rename, so a
-/// crash leaves the old file or the new one, never half of it.
-fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> Result<()> {
+/// crash leaves the old file or the new one, never half of it. The temp
+/// file is created with `O_EXCL|O_NOFOLLOW`: a file or symlink planted at
+/// its name is never written through (another name is tried).
+pub fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(format!(".tokensieve-tmp.{}", std::process::id()));
-    let tmp = dir.join(name);
+    let mut created = None;
+    for n in 0..16u32 {
+        let mut name = path.file_name().unwrap_or_default().to_os_string();
+        name.push(format!(".tokensieve-tmp.{}", std::process::id()));
+        if n > 0 {
+            name.push(format!(".{n}"));
+        }
+        let tmp = dir.join(name);
+        match fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .mode(0o600)
+            .open(&tmp)
+        {
+            Ok(file) => {
+                created = Some((file, tmp));
+                break;
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e).with_context(|| format!("cannot write {}", path.display())),
+        }
+    }
+    let Some((mut file, tmp)) = created else {
+        bail!("cannot write {}: its temporary names are all taken", path.display());
+    };
     let written = (|| -> io::Result<()> {
-        let mut file = fs::File::create(&tmp)?;
         file.write_all(bytes)?;
         file.set_permissions(fs::Permissions::from_mode(mode))?;
         file.sync_all()?;
@@ -205,6 +237,20 @@ mod tests {
             apply: Box::new(|t: &str| Ok(if t.contains(LINE) { t.to_owned() } else { format!("{t}{LINE}") })),
             remove: Box::new(|t: &str| Ok(t.replace(LINE, ""))),
         }
+    }
+
+    #[test]
+    fn a_symlink_planted_at_the_temp_name_is_not_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        let victim = dir.path().join("victim");
+        fs::write(&victim, "precious\n").unwrap();
+        let planted = dir.path().join(format!("settings.json.tokensieve-tmp.{}", std::process::id()));
+        std::os::unix::fs::symlink(&victim, &planted).unwrap();
+        write_atomic(&path, b"new\n", 0o644).unwrap();
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "precious\n");
+        assert_eq!(fs::read_to_string(&path).unwrap(), "new\n");
+        assert!(fs::symlink_metadata(&planted).unwrap().file_type().is_symlink());
     }
 
     #[test]

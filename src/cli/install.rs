@@ -217,10 +217,12 @@ pub(crate) fn uninstall(tools: Vec<OsString>) -> Result<ExitCode> {
             let Ok(text) = fs::read_to_string(&file) else { continue };
             match without_block(&text) {
                 Block::Absent => {}
-                // Written in place: a symlinked start-up file stays a
-                // symlink, and keeps its mode.
+                // Temp file and rename where it points: a symlinked
+                // start-up file stays a symlink and keeps its mode, and a
+                // crash leaves the old file or the new one.
                 Block::Removed(cleaned) => {
-                    fs::write(&file, cleaned).with_context(|| format!("cannot update {}", file.display()))?;
+                    crate::agents::edit::rewrite(&file, cleaned.as_bytes())
+                        .with_context(|| format!("cannot update {}", file.display()))?;
                     println!("removed the PATH lines from {}", file.display());
                 }
                 Block::Unclosed(line) => {

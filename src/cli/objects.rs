@@ -58,6 +58,9 @@ pub(crate) fn run(args: Vec<OsString>) -> Result<ExitCode> {
             for f in &r.failures {
                 eprintln!("tokensieve: {f}");
             }
+            for n in &r.notes {
+                eprintln!("tokensieve: note: {n}");
+            }
             println!(
                 "pulled {} raw output(s) from {remote}: {} fetched, {} already here{}",
                 r.listed,

@@ -254,7 +254,7 @@ fn evicted(id: &str, raw_store: &Store) -> ExitCode {
     eprintln!(
         "tokensieve: raw output {id} was evicted from the store (oldest first, to stay under its {} byte cap; \
          TOKENSIEVE_STORE_MAX_BYTES raises it); re-run the command to see it again",
-        raw_store.max_bytes()
+        raw_store.eviction(id).flatten().unwrap_or(raw_store.max_bytes())
     );
     ExitCode::from(1)
 }

@@ -15,7 +15,7 @@ use super::{SPECS, Source, Value};
 use crate::userfilter;
 
 /// What one file sets.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Layer {
     pub path: PathBuf,
     /// Setting key → value (checked) and its line.

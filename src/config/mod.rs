@@ -244,14 +244,54 @@ pub fn user_path() -> PathBuf {
     crate::store::home().join(USER_FILE)
 }
 
-/// The nearest `.tokensieve.toml` from `dir` upward.
+/// The nearest `.tokensieve.toml` from `dir` upward. Anything at that
+/// name counts (a FIFO, a folder): reading it then says why it is ignored.
 pub fn project_path_from(dir: &Path) -> Option<PathBuf> {
-    dir.ancestors().map(|d| d.join(PROJECT_FILE)).find(|p| p.is_file())
+    dir.ancestors().map(|d| d.join(PROJECT_FILE)).find(|p| p.exists())
 }
 
 /// The nearest `.tokensieve.toml` from the working directory upward.
 pub fn project_path() -> Option<PathBuf> {
     project_path_from(&std::env::current_dir().ok()?)
+}
+
+/// Keys a project file sets without `tokensieve trust`: none of them can
+/// cost the user data (the store's cap and place, the capture's memory) or
+/// hide output (budget, receipt, thresholds, filters, formats, markers that
+/// turn compression on). docs/config.md, "Project files".
+pub const UNTRUSTED_KEYS: &[&str] = &["tokenizer", "live", "text_wait_secs"];
+
+/// The user's file, read once per process (the shim asks it for agent
+/// markers before deciding whether to read anything else).
+fn user_layer() -> &'static (Option<Layer>, Vec<String>) {
+    static USER: OnceLock<(Option<Layer>, Vec<String>)> = OnceLock::new();
+    USER.get_or_init(|| {
+        let mut layers = Vec::new();
+        let mut warnings = Vec::new();
+        let user = user_path();
+        if user.exists() {
+            read_layer(&user, false, &mut layers, &mut warnings);
+        }
+        (layers.pop(), warnings)
+    })
+}
+
+/// Whether the environment or the user's own settings mark an agent: the
+/// built-in markers, `TOKENSIEVE_AGENT_MARKERS`, the user file's
+/// `agent_markers`. Reads no project file (one cannot turn tokensieve on).
+pub fn agent_marked(get: &dyn Fn(&str) -> Option<std::ffi::OsString>) -> bool {
+    if markers::agent_present(get) {
+        return true;
+    }
+    let set =
+        |v: &str| v.split(',').map(str::trim).any(|k| !k.is_empty() && get(k).is_some_and(|v| !v.is_empty()));
+    if let Some(v) = get(SPECS.iter().find(|s| s.key == "agent_markers").map_or("", |s| s.env)) {
+        let v = v.to_string_lossy();
+        if !v.trim().is_empty() {
+            return set(&v);
+        }
+    }
+    user_layer().0.as_ref().and_then(|l| l.values.get("agent_markers")).is_some_and(|v| set(&v.text))
 }
 
 fn load() -> Config {
@@ -260,9 +300,10 @@ fn load() -> Config {
     if let Some(path) = project_path() {
         read_layer(&path, true, &mut layers, &mut warnings);
     }
-    let user = user_path();
-    if user.is_file() {
-        read_layer(&user, false, &mut layers, &mut warnings);
+    let (user, user_warnings) = user_layer();
+    warnings.extend(user_warnings.iter().cloned());
+    if let Some(user) = user {
+        layers.push(user.clone());
     }
     let mut cfg = Config::resolve(&|k| std::env::var(k).ok(), layers);
     warnings.append(&mut cfg.warnings);
@@ -270,35 +311,67 @@ fn load() -> Config {
     cfg
 }
 
-/// Reads and parses one file; a project file that defines filters counts
-/// only once trusted (`tokensieve trust`).
+/// Reads and parses one file (at most `untrusted::SETTINGS_MAX_BYTES`, a
+/// regular file). A project file counts only when it is the user's (or
+/// root's) and nobody else may write it; of it, only `UNTRUSTED_KEYS` and
+/// tool switches that turn compression off count until `tokensieve trust`
+/// recorded its contents.
 fn read_layer(path: &Path, project: bool, layers: &mut Vec<Layer>, warnings: &mut Vec<String>) {
-    let text = match std::fs::read_to_string(path) {
+    let (text, meta) = match crate::untrusted::read_text(path, crate::untrusted::SETTINGS_MAX_BYTES) {
         Ok(t) => t,
         Err(e) => {
             warnings.push(format!("{}: cannot read: {e}; ignored", path.display()));
             return;
         }
     };
-    let layer = parse_layer(path, &text);
-    if project && !layer.filters.is_empty() {
-        match trust::check(path, &text) {
-            trust::State::Trusted => {}
-            state => {
-                warnings.push(format!(
-                    "{} defines filters and is {}: ignored (`tokensieve trust` to use it)",
-                    path.display(),
-                    if state == trust::State::Changed {
-                        "changed since it was trusted"
-                    } else {
-                        "not trusted"
-                    },
-                ));
-                return;
+    if project && let Some(why) = crate::untrusted::foreign(&meta) {
+        warnings.push(format!(
+            "{}: {why}; ignored (a project file counts only when it is yours and only you can write it)",
+            path.display()
+        ));
+        return;
+    }
+    let mut layer = parse_layer(path, &text);
+    if project {
+        let needs = needs_trust(&layer);
+        if !needs.is_empty() {
+            match trust::check(path, &text) {
+                trust::State::Trusted => {}
+                state => {
+                    warnings.push(format!(
+                        "{} sets {} and is {}: those are ignored (`tokensieve trust` to use them)",
+                        path.display(),
+                        needs.join(", "),
+                        if state == trust::State::Changed {
+                            "changed since it was trusted"
+                        } else {
+                            "not trusted"
+                        },
+                    ));
+                    layer.values.retain(|k, _| UNTRUSTED_KEYS.contains(k));
+                    layer.filters.clear();
+                    layer.tools.retain(|t| !t.1);
+                }
             }
         }
     }
     layers.push(layer);
+}
+
+/// What in a project file counts only once it is trusted, as words.
+fn needs_trust(layer: &Layer) -> Vec<String> {
+    let mut keys: Vec<String> =
+        layer.values.keys().filter(|k| !UNTRUSTED_KEYS.contains(k)).map(|k| k.to_string()).collect();
+    keys.sort();
+    match layer.filters.len() {
+        0 => {}
+        1 => keys.push("a filter".into()),
+        n => keys.push(format!("{n} filters")),
+    }
+    if layer.tools.iter().any(|t| t.1) {
+        keys.push("tools turned on".into());
+    }
+    keys
 }
 
 impl Config {

@@ -65,7 +65,8 @@ pub fn trust(path: &Path) -> Result<String> {
 
 fn trust_in(home: &Path, path: &Path) -> Result<String> {
     let path = std::fs::canonicalize(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let contents = std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    let (contents, _) = crate::untrusted::read(&path, crate::untrusted::SETTINGS_MAX_BYTES)
+        .with_context(|| format!("cannot read {}", path.display()))?;
     let hash = crate::store::hash_hex(&contents);
     let key = path.to_string_lossy().into_owned();
     anyhow::ensure!(!key.contains('\n'), "a path with a newline cannot be trusted");

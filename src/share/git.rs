@@ -102,13 +102,23 @@ impl Git {
     }
 
     /// A value from the work tree's `.lfsconfig` (Git LFS's shared settings).
+    /// The file comes with the checkout: it is read by us (a regular file,
+    /// 1 MiB at most) and handed to git on stdin, so git never opens a
+    /// FIFO or `/proc` file planted at that name.
     pub fn lfsconfig(&self, key: &str) -> Option<String> {
         let file = self.top.as_ref()?.join(".lfsconfig");
-        if !file.is_file() {
+        if !file.exists() {
             return None;
         }
-        let file = file.to_string_lossy().into_owned();
-        self.text(&["config", "--file", &file, "--get", key]).ok().filter(|v| !v.is_empty())
+        let bytes = match crate::untrusted::read(&file, crate::untrusted::SETTINGS_MAX_BYTES) {
+            Ok((bytes, _)) => bytes,
+            Err(e) => {
+                eprintln!("tokensieve: warning: {}: {e}; ignored", file.display());
+                return None;
+            }
+        };
+        let out = self.run_with(&["config", "--file", "-", "--get", key], Some(&bytes), &[]).ok()?;
+        Some(String::from_utf8_lossy(&out).trim().to_owned()).filter(|v| !v.is_empty())
     }
 
     pub fn set_config(&self, key: &str, value: &str) -> Result<()> {
@@ -156,9 +166,71 @@ impl Git {
         Ok(ids)
     }
 
+    /// The size of each object (`cat-file --batch-check`), in order; `None`
+    /// for one git does not have.
+    pub fn object_sizes(&self, oids: &[String]) -> Result<Vec<Option<u64>>> {
+        if oids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let input: String = oids.iter().map(|o| format!("{o}\n")).collect();
+        let out = self.run_with(&["cat-file", "--batch-check"], Some(input.as_bytes()), &[])?;
+        let text = String::from_utf8_lossy(&out);
+        let sizes: Vec<Option<u64>> = text
+            .lines()
+            .map(|l| if l.ends_with(" missing") { None } else { l.rsplit(' ').next()?.parse().ok() })
+            .collect();
+        if sizes.len() != oids.len() {
+            bail!("git cat-file --batch-check: {} answers for {} objects", sizes.len(), oids.len());
+        }
+        Ok(sizes)
+    }
+
+    /// Streams the blob `oid` into `sink`, when it is at most `cap` bytes
+    /// (its size asked first, then read through the same cap). Returns its
+    /// size.
+    pub fn stream_blob(&self, oid: &str, cap: u64, sink: &mut dyn Write) -> Result<u64> {
+        let size = self.object_sizes(&[oid.to_owned()])?[0].context("git has no such object")?;
+        if size > cap {
+            bail!("{size} bytes, over the {cap}-byte cap (min of its manifest's size and the store's cap)");
+        }
+        let mut child = self
+            .command(&["cat-file", "blob", oid])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .context("cannot run git")?;
+        let stdout = child.stdout.take().context("no pipe from git")?;
+        let copied = std::io::copy(&mut crate::untrusted::Capped::new(stdout, cap), sink);
+        if copied.is_err() {
+            let _ = child.kill();
+        }
+        let status = child.wait().context("cannot run git")?;
+        let n = copied.context("cannot read the blob from git")?;
+        if !status.success() {
+            bail!("git cat-file blob {oid} failed");
+        }
+        Ok(n)
+    }
+
     /// The contents of many objects at once (`cat-file --batch`), in order;
-    /// `None` for one git does not have.
-    pub fn read_objects(&self, oids: &[String]) -> Result<Vec<Option<Vec<u8>>>> {
+    /// `None` for one git does not have, or one over `cap` bytes (sizes
+    /// are asked first: a remote's blob is never read whole unchecked).
+    pub fn read_objects(&self, oids: &[String], cap: u64) -> Result<Vec<Option<Vec<u8>>>> {
+        if oids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let sizes = self.object_sizes(oids)?;
+        let wanted: Vec<&String> =
+            oids.iter().zip(&sizes).filter(|(_, s)| s.is_some_and(|s| s <= cap)).map(|(o, _)| o).collect();
+        let mut read = self.read_batch(&wanted)?.into_iter();
+        Ok(sizes
+            .iter()
+            .map(|s| if s.is_some_and(|s| s <= cap) { read.next().flatten() } else { None })
+            .collect())
+    }
+
+    fn read_batch(&self, oids: &[&String]) -> Result<Vec<Option<Vec<u8>>>> {
         if oids.is_empty() {
             return Ok(Vec::new());
         }
@@ -179,7 +251,7 @@ impl Git {
                 .next()
                 .and_then(|s| s.parse().ok())
                 .with_context(|| format!("git cat-file: unexpected header '{header}'"))?;
-            if rest.len() < size + 1 {
+            if size.checked_add(1).is_none_or(|end| rest.len() < end) {
                 bail!("git cat-file: truncated object");
             }
             objects.push(Some(rest[..size].to_vec()));

@@ -9,7 +9,7 @@
 //! Credentials for http(s) come from `git credential fill` when the
 //! server answers 401.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::io::Read;
 use std::process::{Command, Stdio};
@@ -19,10 +19,22 @@ use anyhow::{Context, Result, anyhow, bail};
 use serde_json::{Value, json};
 
 use super::git::Git;
+use crate::untrusted::{Capped, printable};
 
 const MEDIA: &str = "application/vnd.git-lfs+json";
 /// Objects per batch request (servers commonly cap it at 100).
 const BATCH: usize = 100;
+/// A batch answer (or ssh's) is JSON about at most `BATCH` objects.
+const ANSWER_MAX_BYTES: u64 = 8 << 20;
+/// No byte for this long ends a request (`TOKENSIEVE_NET_STALL_SECS`).
+const STALL_SECS: u64 = 30;
+/// No request takes longer, body included (`TOKENSIEVE_NET_DEADLINE_SECS`).
+const DEADLINE_SECS: u64 = 600;
+
+fn secs_from_env(var: &str, default: u64) -> Duration {
+    let n = std::env::var(var).ok().and_then(|v| v.trim().parse::<u64>().ok()).filter(|&n| n > 0);
+    Duration::from_secs(n.unwrap_or(default))
+}
 
 /// "This remote has no Git LFS server here": `--backend auto` falls back to
 /// git refs on this error, and only on it.
@@ -128,32 +140,49 @@ fn ssh_authenticate(user_host: &str, port: Option<&str>, path: &str, operation: 
         cmd.args(["-p", p]);
     }
     cmd.arg(user_host).arg(format!("git-lfs-authenticate {path} {operation}"));
-    let out = cmd.stdin(Stdio::null()).stderr(Stdio::null()).output().ok()?;
-    if !out.status.success() {
+    let mut child = cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().ok()?;
+    // The server's answer is a line of JSON: read 1 MiB of it at most.
+    let mut text = Vec::new();
+    let read = child.stdout.take()?.take(ANSWER_MAX_BYTES).read_to_end(&mut text);
+    if read.is_err() || text.len() as u64 >= ANSWER_MAX_BYTES {
+        let _ = child.kill();
+    }
+    if !child.wait().ok()?.success() {
         return None;
     }
-    let v: Value = serde_json::from_slice(&out.stdout).ok()?;
+    let v: Value = serde_json::from_slice(&text).ok()?;
     let url = v.get("href")?.as_str()?.trim_end_matches('/').to_owned();
     Some(Endpoint { url, headers: headers_of(&v) })
 }
 
+/// The headers a server hands out for an action: `Authorization` only.
+/// Any other header would be ours to send wherever its href (or a
+/// redirect from it) points; ureq drops `Authorization` on every redirect.
 fn headers_of(v: &Value) -> Vec<(String, String)> {
     v.get("header")
         .and_then(Value::as_object)
-        .map(|h| h.iter().filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_owned()))).collect())
+        .map(|h| {
+            h.iter()
+                .filter(|(k, _)| k.eq_ignore_ascii_case("authorization"))
+                .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_owned())))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
 /// One object's answer in a batch response.
 #[derive(Debug)]
-struct Answer {
-    oid: String,
+pub struct Answer {
+    pub oid: String,
     /// `(href, headers)` of the action asked for; `None`: nothing to do
     /// (an upload the server already has).
     action: Option<(String, Vec<(String, String)>)>,
     verify: Option<(String, Vec<(String, String)>)>,
     error: Option<String>,
 }
+
+/// Each object's outcome (by oid), and notes on what was ignored.
+pub type Downloaded = (Vec<(String, Result<()>)>, Vec<String>);
 
 /// A session with one LFS server.
 pub struct Client<'g> {
@@ -166,10 +195,16 @@ pub struct Client<'g> {
 
 impl<'g> Client<'g> {
     pub fn new(git: &'g Git, endpoint: Endpoint) -> Client<'g> {
+        let stall = secs_from_env("TOKENSIEVE_NET_STALL_SECS", STALL_SECS);
         let config = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .timeout_connect(Some(Duration::from_secs(10)))
             .timeout_recv_response(Some(Duration::from_secs(60)))
+            // a server that stops sending (or reading) mid-body, and one
+            // that trickles a byte now and then, both end
+            .timeout_per_read(Some(stall))
+            .timeout_per_write(Some(stall))
+            .timeout_global(Some(secs_from_env("TOKENSIEVE_NET_DEADLINE_SECS", DEADLINE_SECS)))
             .user_agent(concat!("tokensieve/", env!("CARGO_PKG_VERSION")))
             .build();
         Client { git, agent: config.into(), endpoint, auth: None }
@@ -188,7 +223,12 @@ impl<'g> Client<'g> {
     ) -> Result<usize> {
         let mut sent = 0;
         for chunk in objects.chunks(BATCH) {
+            let asked: HashSet<&str> = chunk.iter().map(|(o, _)| o.as_str()).collect();
             for a in self.batch("upload", chunk)? {
+                if !asked.contains(a.oid.as_str()) {
+                    // never read (and send) an object the server picked
+                    continue;
+                }
                 if let Some(e) = a.error {
                     bail!("the LFS server refused {}: {e}", short(&a.oid));
                 }
@@ -198,9 +238,9 @@ impl<'g> Client<'g> {
                 for (k, v) in &headers {
                     req = req.header(k, v);
                 }
-                let resp = req
-                    .send(&bytes[..])
-                    .map_err(|e| anyhow!("cannot upload {} to {href}: {e}", short(&a.oid)))?;
+                let resp = req.send(&bytes[..]).map_err(|e| {
+                    anyhow!("cannot upload {} to {}: {e}", short(&a.oid), printable(&href, 200))
+                })?;
                 let status = resp.status().as_u16();
                 if !(200..300).contains(&status) {
                     bail!("the LFS server answered {status} to the upload of {}", short(&a.oid));
@@ -227,28 +267,48 @@ impl<'g> Client<'g> {
         Ok(sent)
     }
 
-    /// Downloads each `(sha256, size)`: its bytes (at most `size + 1` are
-    /// read, so a server cannot flood us), or why not. Unverified: the
-    /// caller checks the hash before keeping anything.
-    pub fn download(&mut self, objects: &[(String, u64)]) -> Result<Vec<(String, Result<Vec<u8>>)>> {
+    /// Downloads each `(sha256, size)` and hands its body to `keep`, which
+    /// reads at most `min(size, cap)` bytes of it (more is an error, and the
+    /// connection is dropped); every request has a no-progress timeout and
+    /// a deadline. Returns each object's outcome, and one note per answer
+    /// for an object we did not ask for (ignored, never fetched).
+    pub fn download(
+        &mut self,
+        objects: &[(String, u64)],
+        cap: u64,
+        keep: &mut dyn FnMut(&str, &mut dyn Read) -> Result<()>,
+    ) -> Result<Downloaded> {
         let sizes: HashMap<&str, u64> = objects.iter().map(|(o, s)| (o.as_str(), *s)).collect();
         let mut out = Vec::with_capacity(objects.len());
+        let mut notes = Vec::new();
         for chunk in objects.chunks(BATCH) {
             for a in self.batch("download", chunk)? {
+                let Some(&size) = sizes.get(a.oid.as_str()) else {
+                    notes.push(format!(
+                        "the LFS server answered for {}, which we did not ask for; ignored",
+                        printable(&a.oid, 80)
+                    ));
+                    continue;
+                };
                 let got = match (a.error, a.action) {
                     (Some(e), _) => Err(anyhow!("the LFS server has no copy of {}: {e}", short(&a.oid))),
                     (None, None) => Err(anyhow!("the LFS server gave no download for {}", short(&a.oid))),
-                    (None, Some((href, headers))) => {
-                        self.get(&href, &headers, sizes.get(a.oid.as_str()).copied().unwrap_or(0), &a.oid)
-                    }
+                    (None, Some((href, headers))) => self.get(&href, &headers, size.min(cap), &a.oid, keep),
                 };
                 out.push((a.oid, got));
             }
         }
-        Ok(out)
+        Ok((out, notes))
     }
 
-    fn get(&self, href: &str, headers: &[(String, String)], size: u64, oid: &str) -> Result<Vec<u8>> {
+    fn get(
+        &self,
+        href: &str,
+        headers: &[(String, String)],
+        limit: u64,
+        oid: &str,
+        keep: &mut dyn FnMut(&str, &mut dyn Read) -> Result<()>,
+    ) -> Result<()> {
         let mut req = self.agent.get(href);
         for (k, v) in headers {
             req = req.header(k, v);
@@ -258,13 +318,10 @@ impl<'g> Client<'g> {
         if status != 200 {
             bail!("the LFS server answered {status} to the download of {}", short(oid));
         }
-        let mut bytes = Vec::new();
-        resp.into_body()
-            .into_reader()
-            .take(size + 1)
-            .read_to_end(&mut bytes)
-            .with_context(|| format!("cannot download {}", short(oid)))?;
-        Ok(bytes)
+        // ureq's own body limit is lifted: ours is the object's.
+        let body = resp.into_body().into_with_config().limit(limit.saturating_add(1)).reader();
+        let mut capped = Capped::new(body, limit);
+        keep(oid, &mut capped).with_context(|| format!("cannot download {}", short(oid)))
     }
 
     /// One Batch API call; asks `git credential` once on a 401.
@@ -297,7 +354,19 @@ impl<'g> Client<'g> {
                         c.tell(self.git, "approve");
                     }
                     let mut text = Vec::new();
-                    resp.into_body().into_reader().take(64 << 20).read_to_end(&mut text)?;
+                    resp.into_body()
+                        .into_with_config()
+                        .limit(ANSWER_MAX_BYTES + 1)
+                        .reader()
+                        .take(ANSWER_MAX_BYTES + 1)
+                        .read_to_end(&mut text)
+                        .with_context(|| format!("cannot read the answer of {url}"))?;
+                    if text.len() as u64 > ANSWER_MAX_BYTES {
+                        bail!(
+                            "the LFS server at {url} answered more than {} MiB; not read",
+                            ANSWER_MAX_BYTES >> 20
+                        );
+                    }
                     return parse_batch(&text, operation)
                         .with_context(|| format!("{url} is not a Git LFS server"));
                 }
@@ -321,13 +390,14 @@ impl<'g> Client<'g> {
     }
 }
 
-/// The objects of a batch response.
-fn parse_batch(text: &[u8], operation: &str) -> Result<Vec<Answer>> {
+/// The objects of a batch response; an answer whose oid is not a sha256
+/// is left out (nothing we asked for has such a name).
+pub fn parse_batch(text: &[u8], operation: &str) -> Result<Vec<Answer>> {
     let v: Value = serde_json::from_slice(text).context("its answer is not JSON")?;
     if let Some(t) = v.get("transfer").and_then(Value::as_str)
         && t != "basic"
     {
-        bail!("it chose the '{t}' transfer, and we speak 'basic' only");
+        bail!("it chose the '{}' transfer, and we speak 'basic' only", printable(t, 40));
     }
     let objects = v.get("objects").and_then(Value::as_array).context("its answer has no objects")?;
     let action = |o: &Value, name: &str| {
@@ -336,6 +406,7 @@ fn parse_batch(text: &[u8], operation: &str) -> Result<Vec<Answer>> {
     };
     Ok(objects
         .iter()
+        .filter(|o| o.get("oid").and_then(Value::as_str).is_some_and(super::manifest::is_sha256))
         .map(|o| Answer {
             oid: o.get("oid").and_then(Value::as_str).unwrap_or("").to_owned(),
             action: action(o, operation),
@@ -343,14 +414,19 @@ fn parse_batch(text: &[u8], operation: &str) -> Result<Vec<Answer>> {
             error: o.get("error").map(|e| {
                 let code = e.get("code").and_then(Value::as_i64).unwrap_or(0);
                 let msg = e.get("message").and_then(Value::as_str).unwrap_or("no message");
-                format!("{msg} ({code})")
+                format!("{} ({code})", printable(msg, 200))
             }),
         })
         .collect())
 }
 
-fn short(oid: &str) -> &str {
-    &oid[..oid.len().min(crate::store::ID_LEN)]
+/// An oid as the user sees it: its id (oids are checked sha256s by now;
+/// anything else is escaped, never sliced).
+fn short(oid: &str) -> String {
+    match oid.get(..crate::store::ID_LEN) {
+        Some(id) if super::manifest::is_sha256(oid) => id.to_owned(),
+        _ => printable(oid, 80),
+    }
 }
 
 /// A username and password from `git credential fill`.
@@ -457,19 +533,30 @@ mod tests {
 
     #[test]
     fn batch_answers() {
-        let text = br#"{"transfer":"basic","objects":[
-            {"oid":"aa","size":1,"actions":{"upload":{"href":"http://x/aa","header":{"Authorization":"Bearer t"}},
-             "verify":{"href":"http://x/verify"}}},
-            {"oid":"bb","size":2},
-            {"oid":"cc","size":3,"error":{"code":404,"message":"Object does not exist"}}]}"#;
-        let answers = parse_batch(text, "upload").unwrap();
+        let (a, b, c) = ("a".repeat(64), "b".repeat(64), "c".repeat(64));
+        let text = format!(
+            r#"{{"transfer":"basic","objects":[
+            {{"oid":"{a}","size":1,"actions":{{"upload":{{"href":"http://x/aa","header":{{"Authorization":"Bearer t","X-Custom":"leak"}}}},
+             "verify":{{"href":"http://x/verify"}}}}}},
+            {{"oid":"{b}","size":2}},
+            {{"oid":"{c}","size":3,"error":{{"code":404,"message":"Object does not exist\u001b[2J"}}}}]}}"#
+        );
+        let answers = parse_batch(text.as_bytes(), "upload").unwrap();
         assert_eq!(
             answers[0].action,
             Some(("http://x/aa".into(), vec![("Authorization".into(), "Bearer t".into())]))
         );
         assert!(answers[0].verify.is_some());
         assert!(answers[1].action.is_none() && answers[1].error.is_none());
-        assert_eq!(answers[2].error.as_deref(), Some("Object does not exist (404)"));
+        assert_eq!(answers[2].error.as_deref(), Some("Object does not exist\\u{1b}[2J (404)"));
         assert!(parse_batch(br#"{"transfer":"multipart","objects":[]}"#, "upload").is_err());
+    }
+
+    #[test]
+    fn a_short_or_non_ascii_oid_in_an_answer_is_left_out_not_sliced() {
+        let text = r#"{"objects":[{"oid":"ab"},{"oid":"ééééééééééééé"},{"oid":"ABCDEF"}]}"#;
+        assert!(parse_batch(text.as_bytes(), "download").unwrap().is_empty());
+        assert_eq!(short("éééééééé"), "éééééééé");
+        assert_eq!(short(&"a".repeat(64)), "a".repeat(12));
     }
 }

@@ -16,6 +16,11 @@ use crate::store::{ID_LEN, Store};
 pub const FORMAT: &str = "tokensieve-manifest/1";
 /// The folder of the manifest tree that holds the files.
 pub const DIR: &str = "manifests";
+/// A manifest larger than this is not read (one object's calls: a few
+/// hundred bytes each).
+pub const MAX_BYTES: u64 = 1 << 20;
+/// All of a remote's manifests together, at most.
+pub const TOTAL_MAX_BYTES: u64 = 64 << 20;
 
 /// One object's manifest.
 #[derive(Clone, Debug, PartialEq)]

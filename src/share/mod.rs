@@ -91,7 +91,8 @@ pub fn push(git: &Git, remote: &str, backend: Backend, raw: &Store, home: &Path)
     let manifests = manifest::build(raw, home, git.top.as_deref()).context("cannot list the raw store")?;
     let objects: Vec<(String, u64)> = manifests.iter().map(|m| (m.sha256.clone(), m.size)).collect();
     let read = |sha: &str| -> Result<Vec<u8>> {
-        raw.read(sha).with_context(|| format!("cannot read raw output {}", &sha[..12]))
+        raw.read(sha)
+            .with_context(|| format!("cannot read raw output {}", crate::untrusted::printable(sha, 64)))
     };
     let (sent, used) = match backend {
         Backend::Lfs => (lfs_push(git, remote, &objects, &read)?, "lfs"),
@@ -143,6 +144,9 @@ pub struct PullReport {
     pub fetched: usize,
     /// One line per blob that could not be had or did not match its hash.
     pub failures: Vec<String>,
+    /// One line per thing the server did that we ignored (an object we
+    /// did not ask for).
+    pub notes: Vec<String>,
 }
 
 /// Every object the remote's manifests list and the store lacks,
@@ -158,9 +162,10 @@ pub fn pull(git: &Git, remote: &str, backend: Backend, raw: &Store) -> Result<Pu
     let mut report = PullReport { listed: manifests.len(), ..PullReport::default() };
     let missing: Vec<&Manifest> = manifests.iter().filter(|m| !has(raw, &m.sha256)).collect();
     report.already = manifests.len() - missing.len();
-    let (fetched, failures) = download(git, remote, backend, raw, &missing)?;
+    let (fetched, failures, notes) = download(git, remote, backend, raw, &missing)?;
     report.fetched = fetched;
     report.failures = failures;
+    report.notes = notes;
     remember(git, remote, backend);
     Ok(report)
 }
@@ -170,58 +175,81 @@ fn has(raw: &Store, sha: &str) -> bool {
 }
 
 /// Downloads `wanted` through the backend, keeps what matches its hash.
-/// Returns how many were stored and one line per failure.
+/// Returns how many were stored, one line per failure and one per note.
+///
+/// Each object is read through a cap of `min(its manifest's size, the
+/// store's cap)` straight into the store's temp file, hashed on the way,
+/// and kept only when the hash is its name: neither a manifest's `size`
+/// nor a server's stream decides how much we hold.
 fn download(
     git: &Git,
     remote: &str,
     backend: Backend,
     raw: &Store,
     wanted: &[&Manifest],
-) -> Result<(usize, Vec<String>)> {
+) -> Result<(usize, Vec<String>, Vec<String>)> {
     let mut stored = 0;
     let mut failures = Vec::new();
+    let mut notes = Vec::new();
     if wanted.is_empty() {
-        return Ok((0, failures));
+        return Ok((0, failures, notes));
     }
-    let mut left: Vec<&Manifest> = wanted.to_vec();
-    let mut keep = |sha: &str, got: Result<Vec<u8>>, failures: &mut Vec<String>| match got
-        .and_then(|b| accept(raw, sha, b, remote))
-    {
+    let cap = raw.max_bytes();
+    let mut left: Vec<&Manifest> = Vec::with_capacity(wanted.len());
+    for m in wanted {
+        if m.size > cap {
+            failures.push(format!(
+                "raw output {} ({} bytes) does not fit the store's cap ({cap} bytes, TOKENSIEVE_STORE_MAX_BYTES); not fetched",
+                &m.sha256[..store::ID_LEN],
+                m.size
+            ));
+        } else {
+            left.push(m);
+        }
+    }
+    let mut keep =
+        |sha: &str, body: &mut dyn std::io::Read| -> Result<()> { store_checked(raw, sha, body, remote) };
+    let mut tally = |got: Result<()>, failures: &mut Vec<String>| match got {
         Ok(()) => stored += 1,
         Err(e) => failures.push(format!("{e:#}")),
     };
-    if backend != Backend::Lfs {
+    if backend != Backend::Lfs && !left.is_empty() {
         let listed = refs::remote_blobs(git, remote)?;
-        let here: Vec<String> =
-            left.iter().filter(|m| listed.contains_key(&m.sha256)).map(|m| m.sha256.clone()).collect();
-        for (sha, bytes) in refs::fetch_blobs(git, remote, &here, &listed)? {
-            let got = bytes.with_context(|| format!("git did not fetch the blob of {}", &sha[..12]));
-            keep(&sha, got, &mut failures);
+        let here: Vec<&Manifest> = left.iter().copied().filter(|m| listed.contains_key(&m.sha256)).collect();
+        let shas: Vec<String> = here.iter().map(|m| m.sha256.clone()).collect();
+        refs::fetch_blobs(git, remote, &shas)?;
+        for m in &here {
+            let limit = m.size.min(cap);
+            let got = (|| -> Result<()> {
+                let mut writer = raw.writer()?;
+                git.stream_blob(&listed[&m.sha256], limit, &mut writer)
+                    .with_context(|| format!("the blob of {} on {remote}", &m.sha256[..store::ID_LEN]))?;
+                finish_checked(writer, &m.sha256, remote)
+            })();
+            tally(got, &mut failures);
         }
-        let done: HashSet<String> = here.into_iter().collect();
-        left.retain(|m| !done.contains(&m.sha256));
+        let done: HashSet<&str> = here.iter().map(|m| m.sha256.as_str()).collect();
+        left.retain(|m| !done.contains(m.sha256.as_str()));
     }
     if !left.is_empty() && backend != Backend::GitRef {
         let objects: Vec<(String, u64)> = left.iter().map(|m| (m.sha256.clone(), m.size)).collect();
         let client = lfs::endpoint(git, remote, "download").map(|e| lfs::Client::new(git, e));
         match client {
-            Ok(mut c) => {
-                let answers = c.download(&objects);
-                match answers {
-                    Ok(answers) => {
-                        let mut seen = HashSet::new();
-                        for (sha, got) in answers {
-                            seen.insert(sha.clone());
-                            keep(&sha, got, &mut failures);
-                        }
-                        left.retain(|m| !seen.contains(&m.sha256));
+            Ok(mut c) => match c.download(&objects, cap, &mut keep) {
+                Ok((answers, more)) => {
+                    let mut seen = HashSet::new();
+                    for (sha, got) in answers {
+                        seen.insert(sha);
+                        tally(got, &mut failures);
                     }
-                    Err(e) if backend == Backend::Lfs || e.downcast_ref::<lfs::NoLfs>().is_none() => {
-                        return Err(e);
-                    }
-                    Err(_) => {}
+                    notes.extend(more);
+                    left.retain(|m| !seen.contains(&m.sha256));
                 }
-            }
+                Err(e) if backend == Backend::Lfs || e.downcast_ref::<lfs::NoLfs>().is_none() => {
+                    return Err(e);
+                }
+                Err(_) => {}
+            },
             Err(e) if backend == Backend::Lfs => return Err(e),
             Err(_) => {}
         }
@@ -229,32 +257,35 @@ fn download(
     for m in left {
         failures.push(format!(
             "{remote} has no copy of raw output {} ({} backend)",
-            m.json["id"].as_str().unwrap_or(&m.sha256),
+            crate::untrusted::printable(m.json["id"].as_str().unwrap_or(&m.sha256), 80),
             backend.name()
         ));
     }
-    Ok((stored, failures))
+    Ok((stored, failures, notes))
 }
 
-/// Keeps downloaded bytes only when they are the object named: the sha256
-/// of what arrived must be the name it was asked by.
-fn accept(raw: &Store, sha: &str, bytes: Vec<u8>, remote: &str) -> Result<()> {
-    let got = store::hash_hex(&bytes);
-    if got != sha {
-        bail!(
-            "rejected raw output {} from {remote}: its bytes hash to {} instead (damaged or tampered with); not stored",
-            &sha[..store::ID_LEN],
-            &got[..store::ID_LEN]
-        );
+/// Streams `body` into the store and keeps it only when its sha256 is
+/// `sha` (the name it was asked by).
+fn store_checked(raw: &Store, sha: &str, body: &mut dyn std::io::Read, remote: &str) -> Result<()> {
+    let mut writer = raw.writer()?;
+    std::io::copy(body, &mut writer)?;
+    finish_checked(writer, sha, remote)
+}
+
+fn finish_checked(writer: store::ObjectWriter<'_>, sha: &str, remote: &str) -> Result<()> {
+    let size = writer.len();
+    match writer.finish_as(sha) {
+        Ok(Some(_)) => Ok(()),
+        Ok(None) => bail!(
+            "raw output {} ({size} bytes) from {remote} is empty or does not fit the store's cap; not stored",
+            &sha[..store::ID_LEN]
+        ),
+        Err(e) if e.downcast_ref::<store::Mismatch>().is_some() => bail!(
+            "rejected raw output {} from {remote}: {e} instead (damaged or tampered with); not stored",
+            &sha[..store::ID_LEN]
+        ),
+        Err(e) => Err(e),
     }
-    let obj = raw.plan(&bytes).with_context(|| {
-        format!(
-            "raw output {} ({} bytes) does not fit the store's cap (TOKENSIEVE_STORE_MAX_BYTES)",
-            &sha[..12],
-            bytes.len()
-        )
-    })?;
-    raw.put(&bytes, &obj)
 }
 
 /// `show ID` for an id the store lacks: when the current repository has
@@ -282,7 +313,10 @@ pub fn fetch_missing(raw: &Store, id: &str) -> Result<Option<String>> {
     match found.as_slice() {
         [] => Ok(None),
         [m] => {
-            let (stored, failures) = download(&git, &remote, backend, raw, &[m])?;
+            let (stored, failures, notes) = download(&git, &remote, backend, raw, &[m])?;
+            for n in notes {
+                eprintln!("tokensieve: note: {n}");
+            }
             if let Some(f) = failures.into_iter().next() {
                 bail!(f);
             }

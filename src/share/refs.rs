@@ -55,8 +55,17 @@ pub fn manifest_entries(git: &Git, commit: &str) -> Result<HashMap<String, Strin
 pub fn read_manifests(git: &Git, commit: &str) -> Result<Vec<Manifest>> {
     let entries: Vec<(String, String)> = manifest_entries(git, commit)?.into_iter().collect();
     let oids: Vec<String> = entries.iter().map(|(_, oid)| oid.clone()).collect();
+    let sizes = git.object_sizes(&oids)?;
+    let total = sizes.iter().flatten().fold(0u64, |a, &s| a.saturating_add(s.min(manifest::MAX_BYTES)));
+    if total > manifest::TOTAL_MAX_BYTES {
+        bail!(
+            "the manifests of {} total more than {} MiB; not read (a damaged or hostile remote?)",
+            MANIFESTS,
+            manifest::TOTAL_MAX_BYTES >> 20
+        );
+    }
     let mut out: Vec<Manifest> = git
-        .read_objects(&oids)?
+        .read_objects(&oids, manifest::MAX_BYTES)?
         .into_iter()
         .zip(&entries)
         .filter_map(|(bytes, (sha, _))| Manifest::parse(&bytes?).filter(|m| &m.sha256 == sha))
@@ -116,7 +125,7 @@ fn commit_tree(
     let shared: Vec<&Manifest> = local.iter().filter(|m| theirs.contains_key(&m.sha256)).collect();
     let shared_oids: Vec<String> = shared.iter().map(|m| theirs[&m.sha256].clone()).collect();
     let mut merged: HashMap<&str, Manifest> = HashMap::new();
-    for (m, bytes) in shared.iter().zip(git.read_objects(&shared_oids)?) {
+    for (m, bytes) in shared.iter().zip(git.read_objects(&shared_oids, manifest::MAX_BYTES)?) {
         if let Some(other) = bytes.as_deref().and_then(Manifest::parse) {
             merged.insert(&m.sha256, manifest::merge(m, &other));
         }
@@ -206,26 +215,17 @@ pub fn push_blobs(git: &Git, remote: &str, files: &[(String, PathBuf)]) -> Resul
     Ok(files.len())
 }
 
-/// Fetches the blob refs of `wanted` (sha256s the remote lists in
-/// `listed`) and returns each one's bytes, unverified.
-pub fn fetch_blobs(
-    git: &Git,
-    remote: &str,
-    wanted: &[String],
-    listed: &HashMap<String, String>,
-) -> Result<Vec<(String, Option<Vec<u8>>)>> {
-    let mut out = Vec::with_capacity(wanted.len());
+/// Fetches the blob refs of `wanted` (sha256s the remote lists) into the
+/// local repository; their bytes are then read one by one, through a cap
+/// (`Git::stream_blob`).
+pub fn fetch_blobs(git: &Git, remote: &str, wanted: &[String]) -> Result<()> {
     for chunk in wanted.chunks(CHUNK) {
         let specs: Vec<String> = chunk.iter().map(|sha| format!("{BLOBS}{sha}")).collect();
         let mut args = vec!["fetch", "-q", "--no-tags", "--no-write-fetch-head", remote];
         args.extend(specs.iter().map(String::as_str));
         git.run(&args).context("cannot fetch the raw outputs")?;
-        let oids: Vec<String> = chunk.iter().map(|sha| listed[sha].clone()).collect();
-        for (sha, bytes) in chunk.iter().zip(git.read_objects(&oids)?) {
-            out.push((sha.clone(), bytes));
-        }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// A scratch folder removed on drop.

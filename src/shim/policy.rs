@@ -34,14 +34,16 @@ pub fn decide(tool: &str, args: &[OsString], explicit: bool) -> Decision {
     if let Some(why) = early_gate(&get) {
         return Decision::Passthrough(why.into());
     }
-    // The settings files are read only past the cheapest answers.
+    // The settings files are read only past the cheapest answers: with no
+    // agent marker, only the user's own file (its `agent_markers`), never
+    // a project's.
+    if !explicit && !agent_or_on(&get) && !crate::config::agent_marked(&get) {
+        return Decision::Passthrough("no agent marker in the environment".into());
+    }
     let cfg = crate::config::get();
     let words: Vec<String> = args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
     if let Some(source) = cfg.tool_disabled(tool, &words) {
         return Decision::Passthrough(format!("turned off in the settings ({source})"));
-    }
-    if !explicit && !agent_or_on(&get) && !cfg.agent_present(&get) {
-        return Decision::Passthrough("no agent marker in the environment".into());
     }
     if is_live(tool, args) || cfg.is_live(tool, &words) {
         return Decision::Passthrough("follow/watch or interactive command".into());

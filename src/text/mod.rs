@@ -22,7 +22,9 @@ mod properties;
 mod runner;
 mod summary;
 
-use aho_corasick::AhoCorasick;
+use std::collections::HashSet;
+
+use aho_corasick::{AhoCorasick, AhoCorasickKind};
 
 use crate::auditor::Shape;
 use crate::command::Invocation;
@@ -298,14 +300,42 @@ fn cap(body: String, raw_len: usize, raw_note: Option<&str>, src: &guard::Source
     out.join("\n") + "\n"
 }
 
-/// Finds the raw output's signal lines (trimmed) inside lines of a rendering.
-fn signal_finder(src: &guard::Source) -> Option<AhoCorasick> {
-    let mut needles: Vec<&str> = src
+/// Signal lines longer than this are looked for by a plain substring
+/// search, not in the automaton: an Aho-Corasick DFA over one 10 MB line
+/// took minutes to build (issue 25, the cargo filter's long-line stall).
+const LONG_NEEDLE: usize = 512;
+/// At most this many long signal lines get a substring search per line;
+/// the rest only an equality check (the guard still checks them all).
+const LONG_SEARCHES: usize = 64;
+
+/// Finds the raw output's signal lines (trimmed) inside lines of a
+/// rendering, in time linear in the needles and in each line searched.
+struct SignalFinder<'a> {
+    short: Option<AhoCorasick>,
+    long: Vec<&'a str>,
+    long_set: HashSet<&'a str>,
+}
+
+impl SignalFinder<'_> {
+    fn is_match(&self, line: &str) -> bool {
+        if self.short.as_ref().is_some_and(|s| s.is_match(line)) {
+            return true;
+        }
+        if self.long.is_empty() || line.len() < LONG_NEEDLE {
+            return false;
+        }
+        self.long_set.contains(line.trim())
+            || self.long.iter().take(LONG_SEARCHES).any(|n| n.len() <= line.len() && line.contains(n))
+    }
+}
+
+fn signal_finder<'a>(src: &guard::Source<'a>) -> Option<SignalFinder<'a>> {
+    let mut needles: Vec<&'a str> = src
         .ledger
         .entries
         .iter()
-        .filter_map(|e| src.cleaned.get(e.line))
-        .map(|l| l.trim())
+        .filter_map(|e| src.cleaned.get(e.line).copied())
+        .map(str::trim)
         .filter(|l| !l.is_empty())
         .collect();
     needles.sort_unstable();
@@ -313,7 +343,13 @@ fn signal_finder(src: &guard::Source) -> Option<AhoCorasick> {
     if needles.is_empty() {
         return None;
     }
-    AhoCorasick::new(needles).ok()
+    let (long, short): (Vec<&str>, Vec<&str>) = needles.into_iter().partition(|n| n.len() > LONG_NEEDLE);
+    // A contiguous NFA: built in time linear in the needles' bytes (the
+    // default may pick a DFA, whose build grows much faster).
+    let short = (!short.is_empty())
+        .then(|| AhoCorasick::builder().kind(Some(AhoCorasickKind::ContiguousNFA)).build(&short).ok())
+        .flatten();
+    Some(SignalFinder { short, long_set: long.iter().copied().collect(), long })
 }
 
 /// Appends the status line and, for large outputs, where the raw bytes are.
