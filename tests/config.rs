@@ -18,6 +18,7 @@ fn sample(key: &str) -> (&'static str, &'static str) {
     match key {
         "tokenizer" => ("\"o200k\"", "o200k"),
         "budget" => ("9000", "9000"),
+        "focus" => ("600", "600"),
         "text_threshold" => ("5000", "5000"),
         "dedup" => ("\"aggressive\"", "aggressive"),
         "epoch" => ("\"keep\"", "keep"),

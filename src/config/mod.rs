@@ -604,6 +604,7 @@ fn default_text(key: &str) -> String {
                 None => "off".into(),
             }
         }
+        "focus" => crate::budget::FOCUS_DEFAULT.to_string(),
         "text_threshold" => "4000".into(),
         "dedup" => "default".into(),
         "epoch" | "receipt" => "auto".into(),
