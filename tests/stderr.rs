@@ -133,7 +133,7 @@ fn a_stderr_sent_elsewhere_is_left_alone() {
     // `2>file`: the file gets the tool's stderr as written.
     let got = claude_capture(&sb, "lister 2>err.log");
     assert!(!got.contains("deprecated flag"), "{got}");
-    let err = fs::read_to_string(sb.path("err.log")).unwrap();
+    let err = String::from_utf8(without_config_warning(&fs::read(sb.path("err.log")).unwrap())).unwrap();
     assert!(err.starts_with("lister: deprecated flag ignored\n"), "{err}");
 }
 
