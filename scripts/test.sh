@@ -47,6 +47,14 @@ if ! command -v kubectl >/dev/null && command -v apt-get >/dev/null && [ "$(id -
     apt-get install -y -q kubernetes-client >/dev/null 2>&1 ||
         { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q kubernetes-client >/dev/null; }
 fi
+# man-db for tests/cli.rs (`man -l` renders `tokensieve man`), when missing;
+# without it that part of the test says it skipped.
+if ! command -v man >/dev/null && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+    echo "test.sh: installing man-db" >&2
+    apt-get install -y -q man-db >/dev/null 2>&1 ||
+        { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q man-db >/dev/null; } ||
+        echo "test.sh: man-db not installed; tests/cli.rs skips the man -l check" >&2
+fi
 # A real Git LFS server for tests/share.rs: giftless (its wheel declares no
 # dependencies, so they are named here, pinned), and the standard client
 # (Debian's git-lfs) as the cross-check that our objects are readable.

@@ -161,6 +161,17 @@ fn formatted(out: Vec<u8>, result: &TypedResult, settings: &Settings) -> Vec<u8>
     }
 }
 
+/// Whether deliveries are recorded in the history (see `not_a_call`).
+static RECORD_CALLS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// For the rest of this process, deliveries are not calls: a dry run
+/// (`filter try`) or an inspection of a stored output (`show --jq`) goes
+/// through the pipeline like a call, but counting it would show a draft as
+/// savings in `gain` and as a capture in `recall`.
+pub fn not_a_call() {
+    RECORD_CALLS.store(false, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// After the output: the history row, then any warnings and, with
 /// `TOKENSIEVE_DEBUG`, what the store and the history cost.
 fn after_output(
@@ -171,7 +182,11 @@ fn after_output(
     (store_took, open_took): (std::time::Duration, std::time::Duration),
 ) {
     let history_started = Instant::now();
-    if let Err(e) = history.and_then(|db| history::record(&db, home, &call)) {
+    let recorded = match RECORD_CALLS.load(std::sync::atomic::Ordering::Relaxed) {
+        true => history.and_then(|db| history::record(&db, home, &call)),
+        false => Ok(()),
+    };
+    if let Err(e) = recorded {
         warnings.push(format!("call not recorded: {}", history::describe_error(&e, home)));
     }
     if !warnings.is_empty() {

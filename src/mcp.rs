@@ -540,7 +540,11 @@ fn show(args: &JsonObject, cancelled: &dyn Fn() -> bool) -> Result<CallToolResul
     }
     // `--grep` finding nothing is exit 1 with no message: an empty answer
     if out.code != 0 && !stderr.trim().is_empty() {
-        let why = stderr.trim().trim_start_matches("tokensieve: ").to_string();
+        let why = stderr
+            .trim()
+            .trim_start_matches("tokensieve show: ")
+            .trim_start_matches("tokensieve: ")
+            .to_string();
         return Ok(CallToolResult::error(vec![ContentBlock::text(why)]));
     }
     Ok(CallToolResult::success(vec![ContentBlock::text(stdout)]))

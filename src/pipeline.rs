@@ -19,23 +19,26 @@ pub fn render_typed(
     hint: Option<&Hint>,
     settings: &Settings,
 ) -> (Option<Rendered>, Option<TypedResult>) {
-    if raw.is_empty() || is_binary(raw) {
-        return (None, None);
-    }
-    if json_candidate(raw, hint, settings)
-        && let Some(value) = crate::json::parse(raw)
-    {
-        let rendered = render_json(value, crate::json::Source::Bytes(raw), settings);
-        return (Some(crate::json::with_status(rendered, hint.map(|h| h.exit_code))), None);
-    }
-    let Ok(text) = std::str::from_utf8(raw) else { return (None, None) };
-    if crate::debug::enabled() && crate::json::parse::too_dense(raw) {
-        eprintln!(
-            "tokensieve: JSON whose tree would take over {}x its {} bytes: rendered as text",
-            crate::json::parse::MAX_TREE_RATIO,
-            raw.len()
-        );
-    }
+    let text = match route(raw, hint, settings) {
+        Route::Binary => return (None, None),
+        Route::Json(text) => match crate::json::parse(raw) {
+            Some(value) => {
+                let rendered = render_json(value, crate::json::Source::Bytes(raw), settings);
+                return (Some(crate::json::with_status(rendered, hint.map(|h| h.exit_code))), None);
+            }
+            None => text,
+        },
+        Route::Text(text) => {
+            if crate::debug::enabled() && crate::json::parse::too_dense(raw) {
+                eprintln!(
+                    "tokensieve: JSON whose tree would take over {}x its {} bytes: rendered as text",
+                    crate::json::parse::MAX_TREE_RATIO,
+                    raw.len()
+                );
+            }
+            text
+        }
+    };
     let (rendered, result) = crate::text::render_typed(text, hint, settings);
     (view_if_over_budget(text, rendered, hint, settings), result)
 }
@@ -76,20 +79,54 @@ pub fn render_json(value: serde_json::Value, raw: json::Source, settings: &Setti
     out
 }
 
+/// Which path the bytes take, decided once, here.
+enum Route<'a> {
+    /// Empty, NUL bytes or invalid UTF-8: never touched.
+    Binary,
+    /// The JSON path when it parses (else text).
+    Json(&'a str),
+    Text(&'a str),
+}
+
+fn route<'a>(raw: &'a [u8], hint: Option<&Hint>, settings: &Settings) -> Route<'a> {
+    if raw.is_empty() || raw.contains(&0) {
+        return Route::Binary;
+    }
+    let Ok(text) = std::str::from_utf8(raw) else { return Route::Binary };
+    if json_candidate_text(text, hint, settings) { Route::Json(text) } else { Route::Text(text) }
+}
+
 /// Whether `raw` takes the JSON path when it parses. An excerpt (JSON lines
 /// past the capture cap) is some lines of a larger output: rendered as
 /// text, whose numbers speak of the whole. So is a command's log written as
 /// JSON lines of records: a log, its records quoted (`text::json_lines_log`).
 pub fn json_candidate(raw: &[u8], hint: Option<&Hint>, settings: &Settings) -> bool {
+    std::str::from_utf8(raw).is_ok_and(|text| json_candidate_text(text, hint, settings))
+}
+
+fn json_candidate_text(text: &str, hint: Option<&Hint>, settings: &Settings) -> bool {
     settings.excerpt.is_none()
-        && !(hint.is_some() && std::str::from_utf8(raw).is_ok_and(crate::text::json_lines_log))
+        && !(hint.is_some() && crate::text::json_lines_log(text))
         // a large document whose tree would pass the memory bound: read as
         // text, whose view shows its start and the jq command that asks it
-        && !crate::json::parse::too_dense(raw)
+        && !crate::json::parse::too_dense(text.as_bytes())
+}
+
+/// Inputs from this size on take the JSON path from a stored copy when the
+/// parser reads them as they are (`handoff`'s large path: the bytes are let
+/// go before the tree is built). Below it the tree is small whatever its
+/// ratio, and parsing from memory is faster.
+pub const LARGE_JSON: usize = 1 << 20;
+
+/// Whether `raw` is a large JSON document for `handoff`'s large path:
+/// `LARGE_JSON` bytes or more, nothing for the scrubber to remove, and the
+/// JSON path's candidate.
+pub fn large_json(raw: &[u8], hint: Option<&Hint>, settings: &Settings) -> bool {
+    raw.len() >= LARGE_JSON && crate::json::parse::readable_as_is(raw) && json_candidate(raw, hint, settings)
 }
 
 /// Past the budget, a view instead of the rendering (or of the text that
-/// would pass as it is).
+/// would pass as it is), under the guard like any rendering.
 fn view_if_over_budget(
     text: &str,
     rendered: Option<Rendered>,
@@ -102,20 +139,51 @@ fn view_if_over_budget(
         Some(r) if !budget::fits(&r.text, settings.budget) => {
             // A tool-aware summary keeps its facts in its own lines: view
             // those; the generic one is the raw output folded, view the raw.
-            let summary = matches!(&r.shape, Shape::Text(name) if name != "generic").then_some(r.shape);
-            match summary {
-                Some(shape) => Some(crate::view::text(&r.text, Some(shape), hint, settings)),
-                None => Some(crate::view::text(text, None, hint, settings)),
-            }
+            let summary = matches!(&r.shape, Shape::Text(name) if name != "generic").then(|| r.shape.clone());
+            let of_summary = summary.is_some();
+            let view = match summary {
+                Some(shape) => crate::view::text(&r.text, Some(shape), hint, settings),
+                None => crate::view::text(text, None, hint, settings),
+            };
+            checked_view(text, view, of_summary, Some(r), hint, settings)
         }
-        None if !budget::fits(text, settings.budget) => Some(crate::view::text(text, None, hint, settings)),
+        None if !budget::fits(text, settings.budget) => {
+            checked_view(text, crate::view::text(text, None, hint, settings), false, None, hint, settings)
+        }
         other => other,
     }
 }
 
-/// NUL bytes or invalid UTF-8 mean binary: never touched.
-pub fn is_binary(raw: &[u8]) -> bool {
-    raw.contains(&0) || std::str::from_utf8(raw).is_err()
+/// The guard's last word over a view (`text::check_rendering`): a view of
+/// a summary that lost signal lines gives way to the raw output's view
+/// (which counts what it cannot show), and one that still fails to
+/// `checked`, the rendering the guard passed (`None`: the raw bytes) —
+/// unless no count could be checked (see below).
+fn checked_view(
+    text: &str,
+    view: Rendered,
+    of_summary: bool,
+    checked: Option<Rendered>,
+    hint: Option<&Hint>,
+    settings: &Settings,
+) -> Option<Rendered> {
+    let Err(why) = crate::text::check_rendering(text, &view.text, settings) else { return Some(view) };
+    if of_summary {
+        let raw_view = crate::view::text(text, None, hint, settings);
+        if crate::text::check_rendering(text, &raw_view.text, settings).is_ok() {
+            return Some(raw_view);
+        }
+    }
+    // Without the whole raw output stored (an excerpt of an output too
+    // large to hold, or the store off) no count line can be checked: the
+    // view, which states every gap, rather than a blind cut.
+    let countable = settings.raw_id.is_some() && settings.excerpt.is_none();
+    if crate::debug::enabled() {
+        let instead =
+            if countable { "the checked rendering" } else { "it all the same (nothing to count with)" };
+        eprintln!("tokensieve: the view {why}; delivering {instead}");
+    }
+    if countable { checked } else { Some(view) }
 }
 
 /// `render`, with a panic anywhere in the pipeline turned into "deliver raw":

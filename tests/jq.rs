@@ -221,7 +221,7 @@ fn show_jq_errors_are_one_clear_line() {
     let out = run_with(home.path(), &["show", &id, "--jq", ".Contents[ | x"], None);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(err.starts_with("tokensieve: invalid jq filter"), "{err}");
+    assert!(err.starts_with("tokensieve show: invalid jq filter"), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(out.stdout.is_empty());
 

@@ -254,7 +254,7 @@ fn decode_of_garbage_is_one_clear_error() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.starts_with("tokensieve: "), "{err}");
+    assert!(err.starts_with("tokensieve decode: "), "{err}");
 }
 
 /// Ten reservations of five instances (the real AWS CLI against moto,

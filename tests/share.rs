@@ -139,7 +139,7 @@ fn pull_rejecting(repo: &Path, home: &Path, sha: &str) -> Output {
     assert_eq!(o.status.code(), Some(1));
     let lines = stderr_lines(&o);
     assert_eq!(lines.len(), 1, "one clear line: {lines:?}");
-    let expected = format!("tokensieve: rejected raw output {} from origin", &sha[..12]);
+    let expected = format!("tokensieve objects pull: rejected raw output {} from origin", &sha[..12]);
     assert!(lines[0].starts_with(&expected), "{lines:?}");
     o
 }
@@ -287,7 +287,8 @@ fn push_outside_a_repository_or_without_a_remote_says_so() {
         String::from_utf8_lossy(&o.stderr)
     );
     let o = ts(dir.path(), &home).args(["objects", "push", "--backend", "ftp"]).output().unwrap();
-    assert!(String::from_utf8_lossy(&o.stderr).contains("lfs, git-ref or auto"));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("invalid value 'ftp'") && err.contains("lfs, git-ref, auto"), "{err}");
 }
 
 // ---- Git LFS -------------------------------------------------------------

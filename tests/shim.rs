@@ -383,7 +383,10 @@ fn fetch_merges_several_commands_into_one_document() {
     let doc: serde_json::Value = serde_json::from_slice(&json).unwrap();
     assert_eq!(doc["echo '{\"a\": 1}'"]["a"], 1);
     assert_eq!(doc["echo plain"], "plain");
-    assert_eq!(doc["echo '[1]'; exit 4"][0], 1);
+    // A command that failed keeps its status beside its output.
+    assert_eq!(doc["echo '[1]'; exit 4"]["exit_code"], 4);
+    assert_eq!(doc["echo '[1]'; exit 4"]["output"][0], 1);
+    assert_eq!(doc["exit 5"]["exit_code"], 5);
 }
 
 #[test]

@@ -111,10 +111,7 @@ impl Edit {
                 None => {
                     fs::remove_file(&target)
                         .with_context(|| format!("cannot remove {}", target.display()))?;
-                    // The folder too, when `setup` made it for this file.
-                    if let Some(dir) = target.parent() {
-                        let _ = fs::remove_dir(dir);
-                    }
+                    remove_empty_parents(&target);
                     Outcome::Deleted
                 }
             }
@@ -127,6 +124,7 @@ impl Edit {
                 // Setup created it and nothing of the person's is left in it:
                 // an empty file would still be read (a plugin folder).
                 fs::remove_file(&target).with_context(|| format!("cannot remove {}", target.display()))?;
+                remove_empty_parents(&target);
                 Outcome::Deleted
             } else {
                 write_atomic(&target, cleaned.as_bytes(), mode_of(&target))?;
@@ -164,6 +162,20 @@ fn read_if_exists(path: &Path) -> Result<Option<String>> {
         },
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
+    }
+}
+
+/// The folders `setup` made for a file it created, once they are empty again
+/// (`~/.config/opencode/plugin` and what held it): the file's own folder,
+/// and above it those under the home folder, up to the first that holds
+/// anything else. `remove_dir` only takes empty folders.
+fn remove_empty_parents(file: &Path) {
+    let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
+    for (i, dir) in file.ancestors().skip(1).enumerate() {
+        let under_home = home.as_deref().is_some_and(|h| dir.starts_with(h) && dir != h);
+        if (i > 0 && !under_home) || fs::remove_dir(dir).is_err() {
+            break;
+        }
     }
 }
 

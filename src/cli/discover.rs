@@ -9,16 +9,16 @@
 //! does), and the saving is exact tokens.
 
 use std::collections::{BTreeMap, HashMap};
-use std::ffi::OsString;
 use std::io::{self, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, SystemTime};
 
-use anyhow::{Context, Result, bail};
-use lexopt::prelude::*;
+use anyhow::{Context, Result};
 use serde_json::json;
 
+use super::out::group;
+use super::progress::{Progress, Unit};
 use crate::auditor::{self, ReceiptForm, Shape};
 use crate::command::Invocation;
 use crate::handoff;
@@ -27,35 +27,15 @@ use crate::settings::{Hint, Settings};
 use crate::store::{self, Store};
 use crate::transcript::{self, Line, Reader, compact, events, spans};
 
-const USAGE: &str = "usage: tokensieve discover [--since 7d] [--json] [PATH...]
-  PATH: session files or folders (default: ~/.claude/projects and ~/.codex/sessions)";
-
 struct Args {
     since: Option<Duration>,
     json: bool,
     paths: Vec<PathBuf>,
 }
 
-fn parse(args: Vec<OsString>) -> Result<Option<Args>> {
-    let mut parser = lexopt::Parser::from_args(args);
-    let mut out = Args { since: None, json: false, paths: Vec::new() };
-    while let Some(arg) = parser.next()? {
-        match arg {
-            Long("since") => out.since = super::gain::parse_since(&parser.value()?.string()?)?,
-            Long("json") => out.json = true,
-            Long("help") | Short('h') => {
-                println!("{USAGE}");
-                return Ok(None);
-            }
-            Value(v) => out.paths.push(v.into()),
-            other => bail!("{}", other.unexpected()),
-        }
-    }
-    Ok(Some(out))
-}
-
-pub(crate) fn run(args: Vec<OsString>) -> Result<ExitCode> {
-    let Some(args) = parse(args)? else { return Ok(ExitCode::SUCCESS) };
+pub(crate) fn run(a: super::args::DiscoverArgs) -> Result<ExitCode> {
+    let since = a.since.as_deref().map(crate::history::query::parse_since).transpose()?.flatten();
+    let args = Args { since, json: a.json, paths: a.paths };
     let mut settings = super::settings();
     // What an agent would have read: the short receipt, unless asked otherwise.
     if !crate::config::get().is_set("receipt") {
@@ -78,13 +58,19 @@ pub(crate) fn run(args: Vec<OsString>) -> Result<ExitCode> {
         _ => Vec::new(),
     };
     let mut report = Report::default();
+    let mut progress = Progress::new("reading sessions", Unit::Files, Some(files.len() as u64));
     for file in &files {
+        progress.advance(1);
         let f = std::fs::File::open(file).with_context(|| format!("cannot read {}", file.display()))?;
         let malformed = scan(BufReader::new(f), &settings, &raw_store, &rows, &mut report)?;
         if malformed > 0 {
-            eprintln!("tokensieve: {}: {malformed} lines not transcript entries (skipped)", file.display());
+            eprintln!(
+                "tokensieve discover: {}: {malformed} lines not transcript entries (skipped)",
+                file.display()
+            );
         }
     }
+    progress.finish();
     report.files = files.len();
     let shimmed = |tool: &str| home.join("bin").join(tool).exists();
     let out = if args.json { format!("{:#}\n", report.to_json(&shimmed)) } else { report.table(&shimmed) };
@@ -267,22 +253,30 @@ impl Report {
             };
             out.push_str(&format!(
                 "{:<16} {:>6} {:>8} {:>10} {:>12}  {shim}\n",
-                tool, r.calls, r.handled, r.received, r.would_save
+                tool,
+                group(r.calls as u64),
+                group(r.handled as u64),
+                group(r.received),
+                group(r.would_save)
             ));
         }
         out.push_str(&format!(
             "{:<16} {:>6} {:>8} {:>10} {:>12}\n\n",
-            "total", total.calls, total.handled, total.received, total.would_save
+            "total",
+            group(total.calls as u64),
+            group(total.handled as u64),
+            group(total.received),
+            group(total.would_save)
         ));
         out.push_str(&format!(
             "would save {} tok: {} of the shell results' {} tok, {} of all tool results' {} tok, {} of the sessions' {} tok of content (cl100k exact)\n",
-            total.would_save,
+            group(total.would_save),
             pct(total.would_save, total.received),
-            total.received,
+            group(total.received),
             pct(total.would_save, self.tool_result_tokens),
-            self.tool_result_tokens,
+            group(self.tool_result_tokens),
             pct(total.would_save, self.content_tokens),
-            self.content_tokens,
+            group(self.content_tokens),
         ));
         out
     }

@@ -6,7 +6,6 @@
 //! shims.
 //! Exit 0 when healthy, 1 otherwise.
 
-use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -14,7 +13,9 @@ use std::time::{Duration, SystemTime};
 
 use anyhow::Result;
 
-use super::init::status_line;
+use super::out::{Stream, Style, outln, paint};
+use serde_json::json;
+
 use super::install::{home, is_shim, shim_ids};
 use crate::agents::{Agent, Context};
 use crate::shim::reader;
@@ -24,33 +25,48 @@ use crate::shim::resolve::{self, FileId};
 /// so a copy elsewhere on PATH can be recognised.
 const BINARY_MARK: &[u8] = b"tokensieve-binary-mark:4f2c9e71";
 
-pub(crate) fn run(_args: Vec<OsString>) -> Result<ExitCode> {
-    let home = home()?;
+/// What doctor found, in the order the text prints it.
+#[derive(Default)]
+struct Report {
+    home: PathBuf,
+    /// PATH's folders, and whether each is the shim folder.
+    path: Vec<(PathBuf, bool)>,
+    /// Each shim: the real tool it runs (None: not found).
+    shims: Vec<(String, Option<PathBuf>)>,
+    /// `(section, message)`: "" (the binary), "PATH", a shim's name, "agents".
+    problems: Vec<(String, String)>,
+    hints: Vec<(String, String)>,
+    /// `(agent, installed, how or why not)`.
+    agents: Vec<(&'static str, bool, Result<&'static str, String>)>,
+}
+
+pub(crate) fn run(json: bool) -> Result<ExitCode> {
+    let report = examine(home()?);
+    let problems = report.problems.len();
+    if json {
+        super::out::text(&format!("{:#}\n", report.to_json()))?;
+    } else {
+        report.print()?;
+    }
+    Ok(if problems == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+fn examine(home: PathBuf) -> Report {
     let bin = home.join("bin");
     let target = bin.join("tokensieve");
-    let mut problems = 0;
-    let mut problem = |msg: String| {
-        problems += 1;
-        println!("  PROBLEM: {msg}");
-    };
-    println!("tokensieve {} (home {})", env!("CARGO_PKG_VERSION"), home.display());
+    let mut r = Report { home: home.clone(), ..Report::default() };
     if FileId::of(&target).is_none() {
-        problem(format!("no tokensieve binary at {} (run install.sh)", target.display()));
+        r.problems
+            .push((String::new(), format!("no tokensieve binary at {} (run install.sh)", target.display())));
     }
-
     let path = std::env::var_os("PATH").unwrap_or_default();
     let bin_id = FileId::of(&bin);
-    println!("PATH, in order:");
-    let mut bin_pos = None;
-    for (i, dir) in std::env::split_paths(&path).enumerate() {
+    for dir in std::env::split_paths(&path) {
         let ours = bin_id.is_some() && FileId::of(&dir) == bin_id;
-        if ours && bin_pos.is_none() {
-            bin_pos = Some(i);
-        }
-        println!("  {:>2}. {}{}", i + 1, dir.display(), if ours { "   <- tokensieve shims" } else { "" });
+        r.path.push((dir, ours));
     }
-    if bin_pos.is_none() {
-        problem(format!("{} is not on PATH: no shim is ever called", bin.display()));
+    if !r.path.iter().any(|(_, ours)| *ours) {
+        r.problems.push(("PATH".into(), format!("{} is not on PATH: no shim is ever called", bin.display())));
     }
 
     let skip = shim_ids(&target);
@@ -59,45 +75,112 @@ pub(crate) fn run(_args: Vec<OsString>) -> Result<ExitCode> {
         .unwrap_or_default();
     shims.retain(|(name, p)| name != "tokensieve" && is_shim(p, &target));
     shims.sort();
-    println!("shims:");
-    if shims.is_empty() {
-        println!("  none (tokensieve install TOOL...)");
-    }
     for (tool, link) in &shims {
         let first = resolve::find(tool, Some(&path), &[]);
-        match resolve::find(tool, Some(&path), &skip) {
-            None => problem(format!("{tool}: real '{tool}' not found on PATH (calls exit 127)")),
-            Some(real) if is_tokensieve(&real) => problem(format!(
-                "{tool}: resolves to {}, another tokensieve binary (two installations)",
-                real.display()
+        let real = resolve::find(tool, Some(&path), &skip);
+        match &real {
+            None => r
+                .problems
+                .push((tool.clone(), format!("{tool}: real '{tool}' not found on PATH (calls exit 127)"))),
+            Some(real) if is_tokensieve(real) => r.problems.push((
+                tool.clone(),
+                format!(
+                    "{tool}: resolves to {}, another tokensieve binary (two installations)",
+                    real.display()
+                ),
             )),
-            Some(real) => println!("  {tool} -> {}", real.display()),
+            Some(_) => {}
         }
+        r.shims.push((tool.clone(), real));
         if let Some(first) = first
             && FileId::of(&first).is_none_or(|id| !skip.contains(&id))
         {
-            problem(format!("{tool}: {} comes first on PATH, the shim is never called", first.display()));
+            r.problems.push((
+                tool.clone(),
+                format!("{tool}: {} comes first on PATH, the shim is never called", first.display()),
+            ));
         }
         if let Some(hint) = hash_hint(tool, link) {
-            println!("  hint: {hint}");
+            r.hints.push((tool.clone(), hint));
         }
     }
-    println!("agents:");
     if let Some(ctx) = Context::from_env(&home) {
         for agent in Agent::ALL {
-            let line = status_line(*agent, &ctx);
-            println!("{line}");
-            if line.contains("PROBLEM:") {
-                problems += 1;
+            let installed = agent.installed(&ctx);
+            let check = agent.check(&ctx);
+            if installed && let Err(why) = &check {
+                r.problems.push(("agents".into(), format!("{}: {why}", agent.name())));
             }
+            r.agents.push((agent.name(), installed, check));
         }
     }
-    if problems == 0 {
-        println!("healthy");
-        Ok(ExitCode::SUCCESS)
-    } else {
-        println!("{problems} problem(s)");
-        Ok(ExitCode::from(1))
+    r
+}
+
+impl Report {
+    fn print(&self) -> Result<()> {
+        let problem = |section: &str| -> Result<()> {
+            for (_, msg) in self.problems.iter().filter(|(s, _)| s == section) {
+                outln!("  {}: {msg}", paint("PROBLEM", Style::Bad, Stream::Stdout))?;
+            }
+            Ok(())
+        };
+        outln!("tokensieve {} (home {})", env!("CARGO_PKG_VERSION"), self.home.display())?;
+        problem("")?;
+        outln!("PATH, in order:")?;
+        for (i, (dir, ours)) in self.path.iter().enumerate() {
+            outln!("  {:>2}. {}{}", i + 1, dir.display(), if *ours { "   <- tokensieve shims" } else { "" })?;
+        }
+        problem("PATH")?;
+        outln!("shims:")?;
+        if self.shims.is_empty() {
+            outln!("  none (tokensieve install TOOL...)")?;
+        }
+        for (tool, real) in &self.shims {
+            match real {
+                Some(real) if !self.problems.iter().any(|(s, _)| s == tool) => {
+                    outln!("  {tool} -> {}", real.display())?
+                }
+                _ => {}
+            }
+            problem(tool)?;
+            for (_, hint) in self.hints.iter().filter(|(s, _)| s == tool) {
+                outln!("  hint: {hint}")?;
+            }
+        }
+        outln!("agents:")?;
+        for (name, installed, check) in &self.agents {
+            match (installed, check) {
+                (false, _) => outln!("  {name}: not installed")?,
+                (true, Ok(how)) => outln!("  {name}: installed; {how}")?,
+                (true, Err(why)) => {
+                    outln!("  {name}: installed; {}: {why}", paint("PROBLEM", Style::Bad, Stream::Stdout))?
+                }
+            }
+        }
+        match self.problems.len() {
+            0 => outln!("{}", paint("healthy", Style::Good, Stream::Stdout))?,
+            n => outln!("{n} problem(s)")?,
+        }
+        Ok(())
+    }
+
+    fn to_json(&self) -> serde_json::Value {
+        json!({
+            "version": env!("CARGO_PKG_VERSION"),
+            "home": self.home,
+            "healthy": self.problems.is_empty(),
+            "path": self.path.iter().map(|(d, ours)| json!({"dir": d, "shims": ours})).collect::<Vec<_>>(),
+            "shims": self.shims.iter().map(|(t, real)| json!({"tool": t, "real": real})).collect::<Vec<_>>(),
+            "problems": self.problems.iter().map(|(_, m)| m).collect::<Vec<_>>(),
+            "hints": self.hints.iter().map(|(_, h)| h).collect::<Vec<_>>(),
+            "agents": self.agents.iter().map(|(name, installed, check)| json!({
+                "agent": name,
+                "installed": installed,
+                "ok": check.is_ok(),
+                "detail": match check { Ok(how) => how.to_string(), Err(why) => why.clone() },
+            })).collect::<Vec<_>>(),
+        })
     }
 }
 

@@ -20,7 +20,7 @@ use crate::shim::{child_exit_code, policy::DEPTH_ENV, resolve};
 
 pub(crate) fn run(cmds: Vec<OsString>, global: &Global) -> Result<ExitCode> {
     if cmds.is_empty() {
-        bail!("fetch: no commands (tokensieve fetch -- 'CMD1' 'CMD2' ...)");
+        bail!("no commands (tokensieve fetch -- 'CMD1' 'CMD2' ...)");
     }
     let started = Instant::now();
     let shims = resolve::ids_env_value(&resolve::self_ids());
@@ -39,8 +39,8 @@ pub(crate) fn run(cmds: Vec<OsString>, global: &Global) -> Result<ExitCode> {
             .env("GIT_PAGER", "cat")
             .env("GH_PAGER", "cat")
             .spawn()
-            .with_context(|| format!("fetch: cannot start sh for '{}'", cmd.to_string_lossy()))?;
-        let mut out = child.stdout.take().context("fetch: no stdout pipe")?;
+            .with_context(|| format!("cannot start sh for '{}'", cmd.to_string_lossy()))?;
+        let mut out = child.stdout.take().context("no stdout pipe")?;
         let reader = thread::spawn(move || {
             let mut buf = Vec::new();
             let read = out.read_to_end(&mut buf);
@@ -51,27 +51,34 @@ pub(crate) fn run(cmds: Vec<OsString>, global: &Global) -> Result<ExitCode> {
     let mut outputs = Vec::new();
     let mut code = 0;
     for (cmd, mut child, reader) in running {
-        let (buf, read) = reader.join().map_err(|_| anyhow::anyhow!("fetch: reader thread failed"))?;
-        read.with_context(|| format!("fetch: cannot read the output of '{cmd}'"))?;
-        let status = child.wait().with_context(|| format!("fetch: cannot wait for '{cmd}'"))?;
+        let (buf, read) = reader.join().map_err(|_| anyhow::anyhow!("reader thread failed"))?;
+        read.with_context(|| format!("cannot read the output of '{cmd}'"))?;
+        let status = child.wait().with_context(|| format!("cannot wait for '{cmd}'"))?;
         let this = child_exit_code(status);
         if code == 0 && this != 0 {
             code = this;
         }
-        outputs.push((cmd, buf));
+        outputs.push((cmd, this, buf));
     }
-    let doc = serde_json::to_vec(&merge(outputs)).context("fetch: cannot encode the merged document")?;
+    let mut doc = serde_json::to_vec(&merge(outputs)).context("cannot encode the merged document")?;
+    // A document on stdout ends its line, as every other output does.
+    doc.push(b'\n');
     let hint = Hint { command: vec!["tokensieve".into(), "fetch".into()], exit_code: code };
     handoff::deliver(&doc, Some(&hint), &global.settings, started)?;
     Ok(ExitCode::from(code.clamp(0, 255) as u8))
 }
 
-/// One object keyed by command string (a repeated command gets ` #2`, ...).
-fn merge(outputs: Vec<(String, Vec<u8>)>) -> Value {
+/// One object keyed by command string (a repeated command gets ` #2`, ...);
+/// a command that failed keeps its status beside its output
+/// (`{"exit_code": 1, "output": ...}`).
+fn merge(outputs: Vec<(String, i32, Vec<u8>)>) -> Value {
     let mut map = Map::new();
-    for (cmd, raw) in outputs {
-        let value = crate::json::parse(&raw)
+    for (cmd, code, raw) in outputs {
+        let mut value = crate::json::parse(&raw)
             .unwrap_or_else(|| Value::String(String::from_utf8_lossy(&raw).trim_end().to_owned()));
+        if code != 0 {
+            value = serde_json::json!({"exit_code": code, "output": value});
+        }
         let mut key = cmd.clone();
         let mut n = 1;
         while map.contains_key(&key) {
@@ -90,10 +97,17 @@ mod tests {
     #[test]
     fn merges_json_and_text_by_command() {
         let merged = merge(vec![
-            ("a".into(), b"{\"x\": 1}\n".to_vec()),
-            ("b".into(), b"plain text\n".to_vec()),
-            ("a".into(), b"[1, 2]".to_vec()),
+            ("a".into(), 0, b"{\"x\": 1}\n".to_vec()),
+            ("b".into(), 0, b"plain text\n".to_vec()),
+            ("a".into(), 0, b"[1, 2]".to_vec()),
         ]);
         assert_eq!(merged.to_string(), r#"{"a":{"x":1},"b":"plain text","a #2":[1,2]}"#);
+    }
+
+    /// Issue 24: `fetch -- false` kept `"false":""`, its status lost.
+    #[test]
+    fn fetch_keeps_each_command_exit_status() {
+        let merged = merge(vec![("false".into(), 1, Vec::new()), ("echo hi".into(), 0, b"hi\n".to_vec())]);
+        assert_eq!(merged.to_string(), r#"{"false":{"exit_code":1,"output":""},"echo hi":"hi"}"#);
     }
 }

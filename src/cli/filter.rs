@@ -3,7 +3,7 @@
 use std::ffi::OsString;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use super::Global;
 use crate::handoff;
@@ -11,12 +11,7 @@ use crate::settings::Hint;
 
 pub(crate) fn run(file: Option<&OsString>, global: &Global) -> Result<ExitCode> {
     let started = std::time::Instant::now();
-    let raw = match file {
-        Some(path) => {
-            std::fs::read(path).with_context(|| format!("cannot read {}", path.to_string_lossy()))?
-        }
-        None => super::inspect::read_stdin()?,
-    };
+    let raw = super::inspect::read_input(file)?;
     let hint = global
         .cmd
         .as_ref()

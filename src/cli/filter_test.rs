@@ -4,41 +4,26 @@
 //! what a draft filter makes of a capture, delivered as the shim would,
 //! with the receipt.
 
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
-use lexopt::prelude::*;
 
+use super::out::outln;
+
+use super::args::{FilterArgs, FilterVerb};
 use crate::config::{self, parse_layer};
 use crate::settings::Hint;
 use crate::userfilter::{self, Spec, UserFilter};
 
-const USAGE: &str =
-    "usage: tokensieve filter test [FILE|DIR] | filter try FILE --cmd \"CMD\" [--exit N] < capture";
-
-pub(crate) fn run(args: Vec<OsString>) -> Result<ExitCode> {
-    let mut parser = lexopt::Parser::from_args(args);
-    let mut words: Vec<String> = Vec::new();
-    let (mut cmd, mut exit) = (None, 0);
-    while let Some(arg) = parser.next()? {
-        match arg {
-            Long("cmd") => cmd = Some(parser.value()?.string()?),
-            Long("exit") => exit = parser.value()?.parse()?,
-            Value(v) => words.push(v.string()?),
-            other => return Err(other.unexpected().into()),
-        }
-    }
-    match (words.first().map(String::as_str), &words[1..]) {
-        (Some("test"), []) if cmd.is_none() => test_specs(config::get().filter_specs().to_vec(), Vec::new()),
-        (Some("test"), [target]) if cmd.is_none() => test_path(Path::new(target)),
-        (Some("try"), [file]) => match cmd {
-            Some(cmd) => try_draft(Path::new(file), &cmd, exit),
-            None => bail!("filter try needs --cmd \"CMD\" (the command the capture came from)"),
+pub(crate) fn run(args: FilterArgs) -> Result<ExitCode> {
+    match args.verb {
+        FilterVerb::Test(a) => match a.target {
+            None => test_specs(config::get().filter_specs().to_vec(), Vec::new()),
+            Some(target) => test_path(&target),
         },
-        _ => bail!("{USAGE}"),
+        FilterVerb::Try(a) => try_draft(&a.file, &a.cmd, a.exit),
     }
 }
 
@@ -72,7 +57,7 @@ fn test_path(target: &Path) -> Result<ExitCode> {
 
 fn test_specs(specs: Vec<Spec>, warnings: Vec<String>) -> Result<ExitCode> {
     for w in &warnings {
-        eprintln!("tokensieve: warning: {w}");
+        super::out::warn(w);
     }
     if specs.is_empty() {
         bail!("no [[filter]] to test");
@@ -80,23 +65,24 @@ fn test_specs(specs: Vec<Spec>, warnings: Vec<String>) -> Result<ExitCode> {
     let (mut passed, mut failed) = (0, 0);
     for spec in &specs {
         if spec.test.is_empty() {
-            println!("--    {} ({}): no tests", spec.matches.as_deref().unwrap_or("regex"), spec.origin);
+            outln!("--    {} ({}): no tests", spec.matches.as_deref().unwrap_or("regex"), spec.origin)?;
             continue;
         }
         for outcome in run_tests(spec) {
             match outcome.failure {
                 None => {
                     passed += 1;
-                    println!("ok    {}", outcome.label);
+                    outln!("ok    {}", outcome.label)?;
                 }
                 Some(why) => {
                     failed += 1;
-                    println!("FAIL  {} ({})\n  {why}", outcome.label, spec.origin);
+                    let fail = super::out::paint("FAIL", super::out::Style::Bad, super::out::Stream::Stdout);
+                    outln!("{fail}  {} ({})\n  {why}", outcome.label, spec.origin)?;
                 }
             }
         }
     }
-    println!("{passed} passed, {failed} failed");
+    outln!("{passed} passed, {failed} failed")?;
     // A file that did not read whole is a failure too: a test may be missing.
     Ok(if failed == 0 && warnings.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
@@ -105,7 +91,7 @@ fn try_draft(file: &Path, cmd: &str, exit: i32) -> Result<ExitCode> {
     let started = std::time::Instant::now();
     let (specs, warnings) = read(file)?;
     for w in &warnings {
-        eprintln!("tokensieve: warning: {w}");
+        super::out::warn(w);
     }
     let mut drafts: Vec<UserFilter> = Vec::new();
     for spec in &specs {
@@ -113,7 +99,7 @@ fn try_draft(file: &Path, cmd: &str, exit: i32) -> Result<ExitCode> {
     }
     let command: Vec<String> = cmd.split_whitespace().map(str::to_owned).collect();
     if userfilter::pick(&drafts, &command).is_none() {
-        eprintln!("tokensieve: warning: no filter in {} matches '{cmd}'", file.display());
+        super::out::warn(&format!("no filter in {} matches '{cmd}'", file.display()));
     }
     let mut settings = super::settings();
     // The draft first, then the filters in force.
@@ -121,6 +107,8 @@ fn try_draft(file: &Path, cmd: &str, exit: i32) -> Result<ExitCode> {
     settings.user_filters = Arc::from(drafts);
     let raw = super::inspect::read_stdin()?;
     let hint = Hint { command, exit_code: exit };
+    // A draft tried on a capture is not a call of the tool.
+    crate::handoff::not_a_call();
     crate::handoff::deliver(&raw, Some(&hint), &settings, started)?;
     Ok(ExitCode::SUCCESS)
 }

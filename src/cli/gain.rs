@@ -3,25 +3,15 @@
 //! scorecard (per tool, calls made in this repository since the branch left
 //! REF).
 
-use std::ffi::OsString;
-use std::io::Write;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use serde_json::json;
 
+use super::out::{Stream, Style, clip, group};
 use crate::history::{self, CommandStats};
 use crate::store;
-
-/// Options as typed, before validation.
-#[derive(Debug, Default)]
-pub(crate) struct Options {
-    pub since: Option<String>,
-    pub json: bool,
-    pub markdown: bool,
-    pub since_ref: Option<String>,
-}
 
 #[derive(Debug)]
 pub(crate) struct Args {
@@ -37,10 +27,7 @@ pub(crate) struct Args {
 }
 
 impl Args {
-    pub fn new(positional: &[OsString], opts: Options) -> Result<Args> {
-        if let Some(extra) = positional.first() {
-            bail!("unexpected argument '{}'", extra.to_string_lossy());
-        }
+    pub fn new(opts: super::args::GainArgs) -> Result<Args> {
         if opts.since_ref.is_some() && !opts.markdown {
             bail!("--since-ref goes with --markdown (the PR scorecard)");
         }
@@ -91,11 +78,7 @@ pub(crate) fn run(args: &Args) -> Result<ExitCode> {
     } else {
         render_table(&stats, &args.label)
     };
-    let mut out = std::io::stdout().lock();
-    match writeln!(out, "{text}").and_then(|()| out.flush()) {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
-        other => other?,
-    }
+    super::out::text(&format!("{text}\n"))?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -108,7 +91,7 @@ pub(crate) fn read_history<T: Default>(
     match history::open_existing(home).and_then(|c| c.map_or_else(|| Ok(T::default()), |conn| f(&conn))) {
         Ok(v) => Ok(Ok(v)),
         Err(e) if history::is_corrupt(&e) => {
-            eprintln!("tokensieve: {}", history::describe_error(&e, home));
+            super::usage::error_line("tokensieve", &history::describe_error(&e, home));
             Ok(Err(ExitCode::from(1)))
         }
         Err(e) => Err(e.context("cannot read the history")),
@@ -224,23 +207,22 @@ pub(crate) fn render_json(stats: &[CommandStats], label: &str) -> serde_json::Va
     })
 }
 
-const BAR_WIDTH: usize = 20;
-const MAX_COMMAND_WIDTH: usize = 40;
+const BAR_WIDTH: usize = 10;
+/// The table fits this many columns (the command names are clipped to it).
+const TABLE_WIDTH: usize = 100;
+const MIN_COMMAND_WIDTH: usize = 16;
 
 /// The table for people: one row per command, a bar of the share saved,
-/// totals last.
+/// totals last; at most `TABLE_WIDTH` columns wide.
 pub(crate) fn render_table(stats: &[CommandStats], label: &str) -> String {
     let window = if label == "all" { "all time".to_owned() } else { format!("last {label}") };
     if stats.is_empty() {
         return format!("tokensieve gain ({window}): no calls recorded");
     }
     let t = totals(stats);
-    let names: Vec<String> = stats.iter().map(|s| clip(&s.command(), MAX_COMMAND_WIDTH)).collect();
-    let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0).max("command".len());
     let mut out = format!(
         "tokensieve gain ({window}): {} calls, saved {} of {} tokens ({:.1}%)\n\
-         against what the agent's harness would have shown ({} tokens: long outputs cut to its budget): \
-         saved {} ({:.1}%)\n\n",
+         against what the harness would have shown ({} tokens): saved {} ({:.1}%)\n\n",
         group(t.calls),
         group(t.saved_tokens()),
         group(t.original_tokens),
@@ -249,28 +231,43 @@ pub(crate) fn render_table(stats: &[CommandStats], label: &str) -> String {
         signed(t.saved_vs_harness()),
         pct_vs_harness(&t)
     );
-    out.push_str(&format!(
-        "{:<width$}  {:>6}  {:>11}  {:>11}  {:>11}  {:>11}  {:>6}  {:>10}\n",
-        "command", "calls", "tokens in", "harness", "tokens out", "saved", "%", "vs harness"
-    ));
-    let line = |name: &str, s: &CommandStats| {
-        format!(
-            "{:<width$}  {:>6}  {:>11}  {:>11}  {:>11}  {:>11}  {:>5.1}%  {:>9.1}%  {}\n",
-            name,
+    let cells = |s: &CommandStats| {
+        // (tokens out = in - saved: in the JSON and the scorecard, not here,
+        // so the table fits 100 columns with the longest command names)
+        [
             group(s.calls),
             group(s.original_tokens),
-            group(s.harness_tokens),
-            group(s.compressed_tokens),
             group(s.saved_tokens()),
-            pct(s),
-            pct_vs_harness(s),
-            bar(pct(s))
-        )
+            format!("{:.1}%", pct(s)),
+            format!("{:.1}%", pct_vs_harness(s)),
+        ]
     };
-    for (name, s) in names.iter().zip(stats) {
-        out.push_str(&line(name, s));
+    let header = ["calls", "tokens in", "saved", "%", "vs harness"];
+    let rows: Vec<[String; 5]> = stats.iter().chain([&t]).map(cells).collect();
+    let widths: Vec<usize> = (0..header.len())
+        .map(|i| rows.iter().map(|r| r[i].chars().count()).chain([header[i].len()]).max().unwrap_or(0))
+        .collect();
+    let numbers: usize = widths.iter().map(|w| w + 2).sum();
+    let room = TABLE_WIDTH.saturating_sub(numbers + 2 + BAR_WIDTH).max(MIN_COMMAND_WIDTH);
+    let names: Vec<String> = stats.iter().map(|s| clip(&s.command(), room)).chain(["total".into()]).collect();
+    let name_width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0).max("command".len());
+    let row = |name: &str, cells: &[String], bar: &str| {
+        let mut line = format!("{name:<name_width$}");
+        for (c, w) in cells.iter().zip(&widths) {
+            line.push_str(&format!("  {c:>w$}"));
+        }
+        if !bar.is_empty() {
+            line.push_str("  ");
+            line.push_str(bar);
+        }
+        line.push('\n');
+        line
+    };
+    let header: Vec<String> = header.iter().map(|h| h.to_string()).collect();
+    out.push_str(&row("command", &header, ""));
+    for ((name, cells), s) in names.iter().zip(&rows).zip(stats.iter().chain([&t])) {
+        out.push_str(&row(name, cells, &bar(pct(s))));
     }
-    out.push_str(&line("total", &t));
     out.truncate(out.trim_end().len());
     out
 }
@@ -280,30 +277,11 @@ fn signed(n: i64) -> String {
     if n < 0 { format!("-{}", group(n.unsigned_abs())) } else { group(n as u64) }
 }
 
+/// The share saved as a bar (green on a terminal).
 fn bar(pct: f64) -> String {
     let filled = ((pct / 100.0) * BAR_WIDTH as f64).round().clamp(0.0, BAR_WIDTH as f64) as usize;
-    format!("{}{}", "█".repeat(filled), "░".repeat(BAR_WIDTH - filled))
-}
-
-fn clip(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        s.to_owned()
-    } else {
-        format!("{}…", s.chars().take(max - 1).collect::<String>())
-    }
-}
-
-/// `1234567` → `1,234,567`.
-fn group(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    let done = super::out::paint(&"█".repeat(filled), Style::Good, Stream::Stdout);
+    format!("{done}{}", "░".repeat(BAR_WIDTH - filled))
 }
 
 #[cfg(test)]
@@ -360,16 +338,27 @@ mod tests {
             t.starts_with("tokensieve gain (last 7d): 2 calls, saved 900,000 of 1,200,000 tokens (75.0%)")
         );
         assert!(t.contains("aws ec2 describe-vpcs"));
-        assert!(t.contains(&format!("75.0%  {}{}", "█".repeat(15), "░".repeat(5))));
+        assert!(t.contains(&format!("75.0%  {}{}", "█".repeat(8), "░".repeat(2))), "{t}");
         assert!(t.lines().last().unwrap().starts_with("total "));
         assert_eq!(render_table(&[], "24h"), "tokensieve gain (last 24h): no calls recorded");
     }
 
+    /// Issue 24: the table fits 100 columns with long command names.
     #[test]
-    fn numbers_are_grouped() {
-        assert_eq!(group(0), "0");
-        assert_eq!(group(999), "999");
-        assert_eq!(group(1000), "1,000");
-        assert_eq!(group(1234567), "1,234,567");
+    fn gain_table_fits_100_columns() {
+        // The longest command names of the fixtures, at a busy month's counts.
+        let stats = vec![
+            stat("aws", "ec2 describe-instance-types", 1_234, 12_345_678, 1_234_567),
+            stat("gcloud", "compute instances list", 321, 2_345_678, 234_567),
+            stat("kubectl", "get pods", 1, 10, 10),
+        ];
+        let t = render_table(&stats, "all");
+        for l in t.lines() {
+            assert!(l.chars().count() <= 100, "{} columns: {l}", l.chars().count());
+        }
+        assert!(t.contains("aws ec2 describe-instance-types "), "{t}");
+        // Huge counts clip the names instead of widening the table.
+        let huge = vec![stat("aws", "ec2 describe-instance-types", 99_999, 9_876_543_210, 98_765_432)];
+        assert!(render_table(&huge, "all").lines().all(|l| l.chars().count() <= 100));
     }
 }

@@ -4,12 +4,13 @@
 //! `{}`. It never stops the agent: bad input, or anything else going wrong,
 //! answers `{}` with exit 0 and one line on stderr.
 
-use std::ffi::OsString;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Result;
+
+use super::out::outln;
 use serde_json::{Value, json};
 
 use super::install::home;
@@ -18,8 +19,7 @@ use crate::agents::{Context, cursor, gemini};
 /// More than any shell command an agent sends; the rest is not read.
 const MAX_INPUT: u64 = 8 << 20;
 
-pub(crate) fn run(args: Vec<OsString>) -> Result<ExitCode> {
-    let agent = args.first().and_then(|a| a.to_str()).unwrap_or("");
+pub(crate) fn run(agent: &str) -> Result<ExitCode> {
     let answer = match answer(agent) {
         Ok(v) => v,
         Err(e) => {
@@ -27,7 +27,7 @@ pub(crate) fn run(args: Vec<OsString>) -> Result<ExitCode> {
             json!({})
         }
     };
-    println!("{answer}");
+    outln!("{answer}")?;
     Ok(ExitCode::SUCCESS)
 }
 

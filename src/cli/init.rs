@@ -3,36 +3,47 @@
 //! `init claude --mcp` registers `tokensieve mcp` as its MCP server instead.
 //! `init` alone lists the agents and whether each is set up.
 
-use std::ffi::OsString;
 use std::process::ExitCode;
 
 use anyhow::{Context as _, Result, bail};
 
+use super::out::outln;
+
+use super::args::InitArgs;
 use super::install::home;
 use crate::agents::{Agent, Context};
 
-pub(crate) fn run(args: Vec<OsString>) -> Result<ExitCode> {
-    let mut names = Vec::new();
-    let mut uninstall = false;
-    let mut mcp = false;
-    for arg in &args {
-        match arg.to_str() {
-            Some("--uninstall") => uninstall = true,
-            Some("--mcp") => mcp = true,
-            Some(a) if a.starts_with('-') => bail!("init: unknown option '{a}'"),
-            Some(a) => names.push(a.to_owned()),
-            None => bail!("init: arguments must be UTF-8"),
-        }
+pub(crate) fn run(args: InitArgs) -> Result<ExitCode> {
+    let InitArgs { agents: names, uninstall, mcp, json } = args;
+    if !names.is_empty() && json {
+        bail!("--json goes with the listing (tokensieve init --json), not with AGENT");
     }
     let ctx = Context::from_env(&home()?).context("HOME is not set")?;
     if names.is_empty() {
-        if uninstall {
-            bail!("init --uninstall: name the agent (tokensieve init AGENT --uninstall)");
+        if uninstall || mcp {
+            bail!("name the agent (tokensieve init AGENT --uninstall, tokensieve init claude --mcp)");
+        }
+        if json {
+            let list: Vec<_> = Agent::ALL
+                .iter()
+                .map(|a| {
+                    let installed = a.installed(&ctx);
+                    let check = a.check(&ctx);
+                    serde_json::json!({
+                        "agent": a.name(),
+                        "installed": installed,
+                        "set_up": installed && check.is_ok(),
+                        "detail": match check { Ok(how) => how.to_string(), Err(why) => why },
+                    })
+                })
+                .collect();
+            super::out::text(&format!("{:#}\n", serde_json::Value::Array(list)))?;
+            return Ok(ExitCode::SUCCESS);
         }
         for agent in Agent::ALL {
-            println!("{}", status_line(*agent, &ctx));
+            outln!("{}", status_line(*agent, &ctx))?;
         }
-        println!("set one up: tokensieve init AGENT   (undo: tokensieve init AGENT --uninstall)");
+        outln!("set one up: tokensieve init AGENT   (undo: tokensieve init AGENT --uninstall)")?;
         return Ok(ExitCode::SUCCESS);
     }
     let agents: Vec<Agent> = names
@@ -40,7 +51,7 @@ pub(crate) fn run(args: Vec<OsString>) -> Result<ExitCode> {
         .map(|n| {
             Agent::parse(n).with_context(|| {
                 let known: Vec<&str> = Agent::ALL.iter().map(|a| a.name()).collect();
-                format!("init: unknown agent '{n}' (known: {})", known.join(", "))
+                format!("unknown agent '{n}' (known: {})", known.join(", "))
             })
         })
         .collect::<Result<_>>()?;
@@ -55,15 +66,15 @@ pub(crate) fn run(args: Vec<OsString>) -> Result<ExitCode> {
     for agent in agents {
         for edit in agent.edits(&ctx) {
             let outcome = if uninstall { edit.undo()? } else { edit.setup()? };
-            println!("{}: {}: {}", agent.name(), edit.path.display(), outcome.describe());
+            outln!("{}: {}: {}", agent.name(), edit.path.display(), outcome.describe())?;
         }
         if !uninstall {
             if let Some(note) = agent.after_init() {
-                println!("{}: {note}", agent.name());
+                outln!("{}: {note}", agent.name())?;
             }
             match agent.check(&ctx) {
-                Ok(how) => println!("{}: {how}", agent.name()),
-                Err(why) => println!("{}: not yet: {why}", agent.name()),
+                Ok(how) => outln!("{}: {how}", agent.name())?,
+                Err(why) => outln!("{}: not yet: {why}", agent.name())?,
             }
         }
     }
@@ -74,7 +85,7 @@ pub(crate) fn run(args: Vec<OsString>) -> Result<ExitCode> {
 /// agent's MCP server (a reversible edit like the others), or take it out.
 fn init_mcp(agents: &[Agent], ctx: &Context, uninstall: bool) -> Result<ExitCode> {
     if agents.iter().any(|a| *a != Agent::Claude) {
-        bail!("init --mcp: only claude is supported (its user-scoped MCP servers)");
+        bail!("--mcp: only claude is supported (its user-scoped MCP servers)");
     }
     let edits = crate::agents::claude::mcp_edits(ctx);
     for edit in &edits {
@@ -82,13 +93,13 @@ fn init_mcp(agents: &[Agent], ctx: &Context, uninstall: bool) -> Result<ExitCode
     }
     for edit in edits {
         let outcome = if uninstall { edit.undo()? } else { edit.setup()? };
-        println!("claude: {}: {}", edit.path.display(), outcome.describe());
+        outln!("claude: {}: {}", edit.path.display(), outcome.describe())?;
     }
     if !uninstall {
-        println!(
+        outln!(
             "claude: MCP server '{}' (tools run, show, recall); `claude mcp list` checks it",
             crate::agents::claude::MCP_NAME
-        );
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -101,6 +112,10 @@ pub(crate) fn status_line(agent: Agent, ctx: &Context) -> String {
     }
     match agent.check(ctx) {
         Ok(how) => format!("  {}: installed; {how}", agent.name()),
-        Err(why) => format!("  {}: installed; PROBLEM: {why}", agent.name()),
+        Err(why) => format!(
+            "  {}: installed; {}: {why}",
+            agent.name(),
+            super::out::paint("PROBLEM", super::out::Style::Bad, super::out::Stream::Stdout)
+        ),
     }
 }

@@ -5,13 +5,14 @@
 //! (between the markers below) to the shell start-up files; `uninstall` with
 //! no tools removes all of it again, but keeps the stored outputs and history.
 
-use std::ffi::OsString;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
+
+use super::out::outln;
 
 use crate::homefs::Dir;
 use crate::shim::resolve::{self, FileId};
@@ -54,7 +55,7 @@ pub(crate) fn shim_ids(target: &Path) -> Vec<FileId> {
     ids
 }
 
-pub(crate) fn install(tools: Vec<OsString>) -> Result<ExitCode> {
+pub(crate) fn install(tools: Vec<String>) -> Result<ExitCode> {
     let home_path = home()?;
     let home =
         Dir::home(&home_path, true).with_context(|| format!("cannot create {}", home_path.display()))?;
@@ -74,14 +75,11 @@ pub(crate) fn install(tools: Vec<OsString>) -> Result<ExitCode> {
             .map(|t| t.to_string())
             .collect();
         if found.is_empty() {
-            println!(
-                "none of {} is on PATH; name tools: tokensieve install TOOL...",
-                DEFAULT_TOOLS.join(" ")
-            );
+            outln!("none of {} is on PATH; name tools: tokensieve install TOOL...", DEFAULT_TOOLS.join(" "))?;
         }
         found
     } else {
-        tools.iter().map(|t| t.to_string_lossy().into_owned()).collect()
+        tools
     };
     for tool in &tools {
         if tool.is_empty() || tool.contains('/') || tool.starts_with('.') || tool == "tokensieve" {
@@ -96,18 +94,18 @@ pub(crate) fn install(tools: Vec<OsString>) -> Result<ExitCode> {
         }
         bin.symlink("tokensieve", tool).with_context(|| format!("cannot create {}", link.display()))?;
         match resolve::find(tool, Some(&path), &skip) {
-            Some(real) => println!("shimmed {tool} -> {}", real.display()),
+            Some(real) => outln!("shimmed {tool} -> {}", real.display())?,
             None => {
-                println!("shimmed {tool} (no real '{tool}' on PATH yet: it exits 127 until one is installed)")
+                outln!("shimmed {tool} (no real '{tool}' on PATH yet: it exits 127 until one is installed)")?
             }
         }
     }
     let first = std::env::split_paths(&path).next();
     if first.as_deref().and_then(FileId::of) != FileId::of(&bin_path) {
-        println!(
+        outln!(
             "put {} first on PATH (install.sh does it for bash, zsh and login shells)",
             bin_path.display()
-        );
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -143,12 +141,12 @@ fn make_private(dir: &Dir, ours: bool) -> Result<()> {
     // SAFETY: getuid cannot fail.
     if ours && owner == unsafe { libc::getuid() } {
         dir.make_private().with_context(|| format!("cannot make {} private", dir.path().display()))?;
-        println!("made {} private (mode {mode:o} -> 700)", dir.path().display());
+        outln!("made {} private (mode {mode:o} -> 700)", dir.path().display())?;
     } else {
-        println!(
+        outln!(
             "note: {} is mode {mode:o} and holds files that are not tokensieve's; left as it is",
             dir.path().display()
-        );
+        )?;
     }
     Ok(())
 }
@@ -173,7 +171,7 @@ fn place_binary(bin: &Dir) -> Result<()> {
     copied.with_context(|| format!("cannot install {} to {}", me.display(), target.display()))
 }
 
-pub(crate) fn uninstall(tools: Vec<OsString>) -> Result<ExitCode> {
+pub(crate) fn uninstall(tools: Vec<String>) -> Result<ExitCode> {
     let home_path = home()?;
     let bin = match Dir::home(&home_path, false).and_then(|h| h.sub("bin", false).map(|b| (h, b))) {
         Ok(dirs) => Some(dirs),
@@ -183,17 +181,17 @@ pub(crate) fn uninstall(tools: Vec<OsString>) -> Result<ExitCode> {
     let target = home_path.join("bin").join("tokensieve");
     if !tools.is_empty() {
         for tool in tools {
-            let name = tool.to_string_lossy();
+            let name = tool.as_str();
             let link = home_path.join("bin").join(&tool);
             match &bin {
-                Some((_, bin)) if bin.stat(&name).is_ok() => {
+                Some((_, bin)) if bin.stat(name).is_ok() => {
                     if !is_shim(&link, &target) {
                         bail!("{} is not a tokensieve shim; left alone", link.display());
                     }
-                    bin.remove(&name).with_context(|| format!("cannot remove {}", link.display()))?;
-                    println!("removed the {name} shim");
+                    bin.remove(name).with_context(|| format!("cannot remove {}", link.display()))?;
+                    outln!("removed the {name} shim")?;
                 }
-                _ => println!("{name} is not shimmed"),
+                _ => outln!("{name} is not shimmed")?,
             }
         }
         return Ok(ExitCode::SUCCESS);
@@ -202,7 +200,7 @@ pub(crate) fn uninstall(tools: Vec<OsString>) -> Result<ExitCode> {
         for (name, _) in bin.entries().unwrap_or_default() {
             if name != "tokensieve" && is_shim(&bin.join(&name), &target) {
                 bin.remove(&name).with_context(|| format!("cannot remove {}", bin.join(&name).display()))?;
-                println!("removed the {name} shim");
+                outln!("removed the {name} shim")?;
             }
         }
         if bin.stat("tokensieve").is_ok() {
@@ -223,7 +221,7 @@ pub(crate) fn uninstall(tools: Vec<OsString>) -> Result<ExitCode> {
                 Block::Removed(cleaned) => {
                     crate::agents::edit::rewrite(&file, cleaned.as_bytes())
                         .with_context(|| format!("cannot update {}", file.display()))?;
-                    println!("removed the PATH lines from {}", file.display());
+                    outln!("removed the PATH lines from {}", file.display())?;
                 }
                 Block::Unclosed(line) => {
                     eprintln!(
@@ -236,7 +234,7 @@ pub(crate) fn uninstall(tools: Vec<OsString>) -> Result<ExitCode> {
             }
         }
     }
-    println!("stored outputs and history are kept in {} (delete it to remove them)", home_path.display());
+    outln!("stored outputs and history are kept in {} (delete it to remove them)", home_path.display())?;
     Ok(code)
 }
 

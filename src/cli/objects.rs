@@ -2,46 +2,33 @@
 //! share the raw store with a team through the git remote it already uses
 //! (the work is in `src/share/`).
 
-use std::ffi::OsString;
 use std::process::ExitCode;
 
-use anyhow::{Result, bail};
-use lexopt::prelude::*;
+use anyhow::Result;
 
+use super::args::{ObjectsArgs, ObjectsVerb};
+use super::out::outln;
+use super::progress::Spinner;
 use crate::share::{self, Backend};
 use crate::store::{self, Store};
 
-const USAGE: &str = "usage: tokensieve objects push|pull [REMOTE] [--backend lfs|git-ref|auto]";
-
-pub(crate) fn run(args: Vec<OsString>) -> Result<ExitCode> {
-    let mut parser = lexopt::Parser::from_args(args);
-    let mut positional: Vec<String> = Vec::new();
-    let mut backend = Backend::Auto;
-    while let Some(arg) = parser.next()? {
-        match arg {
-            Long("backend") => backend = Backend::parse(&parser.value()?.string()?)?,
-            Long("help") | Short('h') => {
-                println!("{USAGE}");
-                return Ok(ExitCode::SUCCESS);
-            }
-            Value(v) => positional.push(v.string()?),
-            other => return Err(other.unexpected().into()),
-        }
-    }
-    let (verb, remote) = match positional.as_slice() {
-        [verb] => (verb.as_str(), None),
-        [verb, remote] => (verb.as_str(), Some(remote.as_str())),
-        [] => bail!("{USAGE}"),
-        [_, _, extra, ..] => bail!("unexpected argument '{extra}' ({USAGE})"),
+pub(crate) fn run(args: ObjectsArgs) -> Result<ExitCode> {
+    let (verb, a) = match args.verb {
+        ObjectsVerb::Push(a) => ("push", a),
+        ObjectsVerb::Pull(a) => ("pull", a),
     };
+    let backend = Backend::parse(&a.backend)?;
+    let remote = a.remote.as_deref();
     let home = store::home();
     let raw = Store::new(home.clone(), crate::config::get().store_max_bytes());
     let git = share::repository(&std::env::current_dir()?)?;
     let remote = share::resolve_remote(&git, remote)?;
     match verb {
         "push" => {
+            let spinner = Spinner::start("pushing raw outputs");
             let r = share::push(&git, &remote, backend, &raw, &home)?;
-            println!(
+            drop(spinner);
+            outln!(
                 "pushed {} raw output(s) to {remote} ({}: {} sent, {} already there); {} manifest(s) in {} ({} new or updated)",
                 r.objects,
                 r.backend,
@@ -50,26 +37,27 @@ pub(crate) fn run(args: Vec<OsString>) -> Result<ExitCode> {
                 r.manifests.total,
                 share::refs::MANIFESTS,
                 r.manifests.changed
-            );
+            )?;
             Ok(ExitCode::SUCCESS)
         }
-        "pull" => {
+        _ => {
+            let spinner = Spinner::start("pulling raw outputs");
             let r = share::pull(&git, &remote, backend, &raw)?;
+            drop(spinner);
             for f in &r.failures {
-                eprintln!("tokensieve: {f}");
+                super::usage::error_line("tokensieve objects pull", f);
             }
             for n in &r.notes {
-                eprintln!("tokensieve: note: {n}");
+                super::usage::error_line("tokensieve objects pull: note", n);
             }
-            println!(
+            outln!(
                 "pulled {} raw output(s) from {remote}: {} fetched, {} already here{}",
                 r.listed,
                 r.fetched,
                 r.already,
                 if r.failures.is_empty() { String::new() } else { format!(", {} failed", r.failures.len()) }
-            );
+            )?;
             Ok(if r.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
         }
-        other => bail!("unknown objects command '{other}' ({USAGE})"),
     }
 }

@@ -2,14 +2,12 @@
 //! [--cwd] [--limit N] [--json]`: past captures found by their typed result,
 //! newest first, through the history's indexes (`history::recall`).
 
-use std::ffi::OsString;
-use std::io::Write;
 use std::process::ExitCode;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 
 use super::Global;
-use crate::history::{self, Query};
+use crate::history;
 use crate::settings::Format;
 use crate::store;
 
@@ -18,26 +16,26 @@ use crate::store;
 pub(crate) use crate::history::query::{Options, from_options as query};
 use crate::history::query::{render_text, to_json};
 
-pub(crate) fn run(positional: &[OsString], q: &Query, json: bool, global: &Global) -> Result<ExitCode> {
-    if let Some(extra) = positional.first() {
-        bail!("unexpected argument '{}'", extra.to_string_lossy());
-    }
+pub(crate) fn run(a: super::args::RecallArgs, global: &Global) -> Result<ExitCode> {
+    let opts = Options {
+        status: a.status.map(|s| format!("{s:?}").to_lowercase()),
+        tool: a.tool,
+        file: a.file,
+        cwd: a.cwd,
+        limit: Some(a.limit.to_string()),
+    };
+    let q = query(&opts, a.since.as_deref())?;
     let home = store::home();
-    let found = match super::gain::read_history(&home, |conn| history::recall(conn, q))? {
+    let found = match super::gain::read_history(&home, |conn| history::recall(conn, &q))? {
         Ok(f) => f,
         Err(code) => return Ok(code),
     };
-    let text = if json || global.settings.format == Format::Json {
-        format!("{}\n", serde_json::to_string_pretty(&to_json(&found))?)
-    } else if global.settings.format == Format::Yaml {
-        crate::typed::to_yaml(&to_json(&found))
-    } else {
-        render_text(&found, q.file.as_deref())
+    let format = if a.json { Format::Json } else { a.format.unwrap_or(global.settings.format) };
+    let text = match format {
+        Format::Json => format!("{}\n", serde_json::to_string_pretty(&to_json(&found))?),
+        Format::Yaml => crate::typed::to_yaml(&to_json(&found)),
+        Format::Text => render_text(&found, q.file.as_deref()),
     };
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
-        other => other?,
-    }
+    super::out::text(&text)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -10,7 +10,7 @@ use super::Global;
 
 pub(crate) fn run(rest: Vec<OsString>, global: &Global) -> Result<ExitCode> {
     let Some((cmd, args)) = rest.split_first() else {
-        bail!("run: missing command (tokensieve run -- CMD ARGS...)");
+        bail!("missing command (tokensieve run -- CMD ARGS...)");
     };
     Ok(crate::shim::run_explicit(cmd, args, global.settings.clone()))
 }

@@ -4,13 +4,13 @@
 //! originals kept in the raw store.
 
 use std::collections::HashMap;
-use std::ffi::OsString;
 use std::io::{self, BufRead, BufWriter, Write};
-use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result, bail};
-use lexopt::prelude::*;
+use anyhow::{Context, Result};
+
+use super::args::{SessionArgs, SessionVerb};
+use super::progress::{Counting, Progress, Unit, stdin_len};
 
 use crate::auditor::{ReceiptForm, Shape};
 use crate::handoff;
@@ -20,78 +20,54 @@ use crate::store::{self, Store};
 use crate::transcript::compact::{Options, Session, ToolOutput};
 use crate::transcript::{Line, Reader, numbered, strip};
 
-const USAGE: &str = "\
-usage: tokensieve session compact [OPTIONS] < in.jsonl > out.jsonl
-
-options:
-  --stopwords LANG          stop words dropped inside thinking: en (default), fr, de, es, none
-  --synonyms                replace long phrases inside thinking (off by default)
-  --synonym-table FILE      the phrase table (phrase<TAB>replacement lines); implies --synonyms
-  --strip-signed-thinking   drop the text of signed thinking blocks (the session can no
-                            longer be resumed); by default they are left untouched
-  --tool-results            tool outputs through tokensieve's pipeline, originals in the
-                            raw store (`tokensieve show ID`)
-  --stats-json FILE         what was done, with exact token counts";
-
-pub(crate) fn run(args: Vec<OsString>) -> Result<ExitCode> {
-    let mut parser = lexopt::Parser::from_args(args);
-    match parser.next()? {
-        Some(Value(v)) if v == "compact" => {}
-        Some(Long("help") | Short('h')) | None => {
-            println!("{USAGE}");
-            return Ok(ExitCode::SUCCESS);
-        }
-        Some(other) => bail!("{}\n{USAGE}", other.unexpected()),
-    }
+pub(crate) fn run(args: SessionArgs) -> Result<ExitCode> {
+    let SessionVerb::Compact(a) = args.verb;
     let mut opts = Options::default();
-    let mut stats_path: Option<PathBuf> = None;
-    let mut table_path: Option<PathBuf> = None;
-    while let Some(arg) = parser.next()? {
-        match arg {
-            Long("stopwords") => {
-                let lang = parser.value()?.string()?;
-                opts.stop_words = strip::stop_words(&lang).with_context(|| {
-                    format!("--stopwords: no list for '{lang}' (known: {})", strip::STOP_WORD_LANGS)
-                })?;
-            }
-            Long("synonyms") => opts.synonyms = Some(strip::default_synonyms()),
-            Long("synonym-table") => table_path = Some(parser.value()?.into()),
-            Long("strip-signed-thinking") => opts.strip_signed_thinking = true,
-            Long("tool-results") => opts.tool_results = true,
-            Long("stats-json") => stats_path = Some(parser.value()?.into()),
-            Long("help") | Short('h') => {
-                println!("{USAGE}");
-                return Ok(ExitCode::SUCCESS);
-            }
-            other => bail!("{}", other.unexpected()),
-        }
+    if let Some(lang) = &a.stopwords {
+        opts.stop_words = strip::stop_words(lang).with_context(|| {
+            format!("--stopwords: no list for '{lang}' (known: {})", strip::STOP_WORD_LANGS)
+        })?;
     }
-    if let Some(path) = table_path {
+    if a.synonyms {
+        opts.synonyms = Some(strip::default_synonyms());
+    }
+    opts.strip_signed_thinking = a.strip_signed_thinking;
+    opts.tool_results = a.tool_results;
+    if let Some(path) = &a.synonym_table {
         let text =
-            std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
+            std::fs::read_to_string(path).with_context(|| format!("cannot read '{}'", path.display()))?;
         opts.synonyms =
             Some(strip::parse_synonyms(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?);
     }
+    // The statistics file is opened before the work, so a path that cannot
+    // be written fails before the transcript is (it is written once).
+    let stats_file = match &a.stats_json {
+        Some(path) => {
+            Some(std::fs::File::create(path).with_context(|| format!("cannot write '{}'", path.display()))?)
+        }
+        None => None,
+    };
     let mut settings = super::settings();
     // The compacted text is read by a model: the short receipt, counted.
     settings.receipt = ReceiptForm::Short;
     opts.encoding = settings.encoding;
 
-    let stdin = io::stdin().lock();
+    let progress = Progress::new("compacting", Unit::Bytes, stdin_len());
+    let stdin = io::BufReader::with_capacity(1 << 16, Counting { inner: io::stdin().lock(), progress });
     let stdout = io::stdout().lock();
     let mut results = ResultStore::new(settings);
     let session = compact(stdin, stdout, &opts, &mut results)?;
     for no in &session.stats.malformed {
-        eprintln!("tokensieve: line {no}: not a transcript entry (kept as it is)");
+        eprintln!("tokensieve session: line {no}: not a transcript entry (kept as it is)");
     }
     for w in &results.warnings {
-        eprintln!("tokensieve: warning: {w}");
+        super::out::warn(w);
     }
-    if let Some(path) = stats_path {
+    if let (Some(mut file), Some(path)) = (stats_file, &a.stats_json) {
         let mut doc = session.stats.to_json();
         doc["tool_results_referenced"] = results.referenced.into();
-        std::fs::write(&path, format!("{doc:#}\n"))
-            .with_context(|| format!("cannot write {}", path.display()))?;
+        file.write_all(format!("{doc:#}\n").as_bytes())
+            .with_context(|| format!("cannot write '{}'", path.display()))?;
     }
     Ok(ExitCode::SUCCESS)
 }

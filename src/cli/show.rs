@@ -3,7 +3,6 @@
 //! program's answer goes through the same pipeline as any output (compact,
 //! within the budget, with its own receipt).
 
-use std::ffi::OsString;
 use std::io::{self, Write};
 use std::process::ExitCode;
 
@@ -17,17 +16,6 @@ use crate::settings::Format;
 use crate::store::{self, Lookup, Store};
 use crate::typed;
 use crate::{handoff, history, jq, share};
-
-/// Options as typed, before validation.
-#[derive(Debug, Default)]
-pub(crate) struct Options {
-    pub lines: Option<String>,
-    pub grep: Option<String>,
-    pub path: bool,
-    pub jq: Option<String>,
-    pub slurp: bool,
-    pub summary: bool,
-}
 
 /// A 1-based inclusive line range; `end: None` runs to the last line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,15 +34,13 @@ pub(crate) struct Args {
     pub slurp: bool,
     /// The stored typed result instead of the raw bytes.
     pub summary: bool,
+    /// ... as JSON.
+    pub json: bool,
 }
 
 impl Args {
-    pub fn new(positional: &[OsString], opts: Options) -> Result<Args> {
-        let id = match positional {
-            [id] => store::parse_id(&id.to_string_lossy())?,
-            [] => bail!("show needs an id (the hex after 'raw:' in a receipt)"),
-            [_, extra, ..] => bail!("unexpected argument '{}'", extra.to_string_lossy()),
-        };
+    pub fn new(opts: super::args::ShowArgs) -> Result<Args> {
+        let id = store::parse_id(&opts.id)?;
         let lines = opts.lines.as_deref().map(parse_lines).transpose()?;
         let grep = match opts.grep.as_deref() {
             // regex's own message draws the pattern with a caret over
@@ -75,12 +61,35 @@ impl Args {
         if opts.slurp && opts.jq.is_none() {
             bail!("--slurp goes with --jq (it reads every JSON value of the output into one array)");
         }
+        if opts.json && !opts.summary {
+            bail!("--json goes with --summary (the stored result as JSON)");
+        }
         if opts.summary && (lines.is_some() || grep.is_some() || opts.path || opts.jq.is_some()) {
             bail!(
                 "--summary prints the stored result; it does not combine with --lines, --grep, --path or --jq"
             );
         }
-        Ok(Args { id, lines, grep, path: opts.path, jq: opts.jq, slurp: opts.slurp, summary: opts.summary })
+        Ok(Args {
+            id,
+            lines,
+            grep,
+            path: opts.path,
+            jq: opts.jq,
+            slurp: opts.slurp,
+            summary: opts.summary,
+            json: opts.json,
+        })
+    }
+}
+
+impl LineRange {
+    /// The range as it would be typed.
+    fn label(self) -> String {
+        match self.end {
+            Some(e) if e == self.start => e.to_string(),
+            Some(e) => format!("{}:{e}", self.start),
+            None => format!("{}:", self.start),
+        }
     }
 }
 
@@ -124,7 +133,8 @@ pub(crate) fn select_lines(raw: &[u8], range: Option<LineRange>) -> impl Iterato
 pub(crate) fn run(args: &Args, global: &Global) -> Result<ExitCode> {
     let home = store::home();
     if args.summary {
-        return summary(&home, &args.id, global.settings.format);
+        let format = if args.json { Format::Json } else { global.settings.format };
+        return summary(&home, &args.id, format);
     }
     let raw_store = Store::new(home.clone(), crate::config::get().store_max_bytes());
     let mut found = raw_store.find(&args.id)?;
@@ -135,7 +145,7 @@ pub(crate) fn run(args: &Args, global: &Global) -> Result<ExitCode> {
             Ok(Some(_)) => found = raw_store.find(&args.id)?,
             Ok(None) => {}
             Err(e) => {
-                eprintln!("tokensieve: {e:#}");
+                eprintln!("tokensieve show: {e:#}");
                 return Ok(ExitCode::from(1));
             }
         }
@@ -143,7 +153,7 @@ pub(crate) fn run(args: &Args, global: &Global) -> Result<ExitCode> {
     let (hex, path) = match found {
         Lookup::Found { hex, path } => (hex, path),
         Lookup::Ambiguous(n) => {
-            eprintln!("tokensieve: id {} matches {n} stored outputs; give more of its digits", args.id);
+            eprintln!("tokensieve show: id {} matches {n} stored outputs; give more of its digits", args.id);
             return Ok(ExitCode::from(1));
         }
         Lookup::Evicted => return Ok(evicted(&args.id, &raw_store)),
@@ -152,7 +162,7 @@ pub(crate) fn run(args: &Args, global: &Global) -> Result<ExitCode> {
         }
         Lookup::NeverStored => {
             eprintln!(
-                "tokensieve: raw output {} was never stored in {}",
+                "tokensieve show: raw output {} was never stored in {}",
                 args.id,
                 raw_store.objects_dir().display()
             );
@@ -160,13 +170,13 @@ pub(crate) fn run(args: &Args, global: &Global) -> Result<ExitCode> {
         }
     };
     if args.path {
-        println!("{}", path.display());
+        super::out::outln!("{}", path.display())?;
         return Ok(ExitCode::SUCCESS);
     }
     let raw = raw_store.read(&hex).with_context(|| format!("cannot read {}", path.display()))?;
     if store::hash_hex(&raw) != hex {
         eprintln!(
-            "tokensieve: the stored copy of {} is damaged (its bytes no longer match their hash): {}",
+            "tokensieve show: the stored copy of {} is damaged (its bytes no longer match their hash): {}",
             args.id,
             path.display()
         );
@@ -174,6 +184,17 @@ pub(crate) fn run(args: &Args, global: &Global) -> Result<ExitCode> {
     }
     if let Some(filter) = &args.jq {
         return query(&raw, filter, args.slurp, global);
+    }
+    if let Some(range) = args.lines {
+        let total = select_lines(&raw, None).count();
+        if range.start > total {
+            eprintln!(
+                "tokensieve show: --lines {}: the output has {total} line{}",
+                range.label(),
+                if total == 1 { "" } else { "s" }
+            );
+            return Ok(ExitCode::from(1));
+        }
     }
     let mut out = io::stdout().lock();
     let mut matched = false;
@@ -213,10 +234,12 @@ pub(crate) fn run(args: &Args, global: &Global) -> Result<ExitCode> {
 /// `jq -c` prints them), delivered like any captured output.
 fn query(raw: &[u8], filter: &str, slurp: bool, global: &Global) -> Result<ExitCode> {
     let started = Instant::now();
+    // A question about a stored output is not a new call of its tool.
+    handoff::not_a_call();
     let outputs = match jq::run(filter, raw, slurp) {
         Ok(o) => o,
         Err(e) => {
-            eprintln!("tokensieve: {e:#}");
+            eprintln!("tokensieve show: {e:#}");
             return Ok(ExitCode::from(1));
         }
     };
@@ -233,7 +256,7 @@ fn query(raw: &[u8], filter: &str, slurp: bool, global: &Global) -> Result<ExitC
 fn summary(home: &std::path::Path, id: &str, format: Format) -> Result<ExitCode> {
     let Some(v) = crate::history::result_of(home, id).context("cannot read the history")? else {
         eprintln!(
-            "tokensieve: no typed result is stored for {id} (calls recorded before results were kept have none)"
+            "tokensieve show: no typed result is stored for {id} (calls recorded before results were kept have none)"
         );
         return Ok(ExitCode::from(1));
     };
@@ -252,7 +275,7 @@ fn summary(home: &std::path::Path, id: &str, format: Format) -> Result<ExitCode>
 
 fn evicted(id: &str, raw_store: &Store) -> ExitCode {
     eprintln!(
-        "tokensieve: raw output {id} was evicted from the store (oldest first, to stay under its {} byte cap; \
+        "tokensieve show: raw output {id} was evicted from the store (oldest first, to stay under its {} byte cap; \
          TOKENSIEVE_STORE_MAX_BYTES raises it); re-run the command to see it again",
         raw_store.eviction(id).flatten().unwrap_or(raw_store.max_bytes())
     );

@@ -58,12 +58,25 @@ fn takes_value(tool: &str, flag: &str) -> bool {
     list.contains(&flag)
 }
 
+/// Tools installed under a versioned name (`python3.11`, `pip3`, `node18`):
+/// their version digits are not part of the name.
+const VERSIONED: &[&str] = &[
+    "python", "pip", "pypy", "ruby", "gem", "perl", "php", "lua", "node", "gcc", "g++", "cc", "c++", "clang",
+    "clang++", "java", "javac", "go",
+];
+
 fn basename(word: &str) -> String {
     let base = Path::new(word).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let base = base.to_ascii_lowercase();
-    // python3.11 → python; pip3 → pip; gcc-12 → gcc
+    // python3.11 → python; pip3 → pip; gcc-12 → gcc; but flake8 and k3s
+    // are names: digits go only after a separator or from a versioned tool.
     let trimmed = base.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.' || c == '-');
-    if trimmed.is_empty() { base } else { trimmed.to_string() }
+    let separated = base[trimmed.len()..].starts_with(['-', '.']);
+    if trimmed.is_empty() || !(separated || VERSIONED.contains(&trimmed)) {
+        base
+    } else {
+        trimmed.to_string()
+    }
 }
 
 fn is_env_assignment(word: &str) -> bool {
@@ -201,6 +214,19 @@ mod tests {
         assert_eq!(i.args, vec!["-x", "tests"]);
         assert_eq!(inv("python -m pip install requests").sub(), "install");
         assert_eq!(inv("python3 orders.py").tool, "python");
+    }
+
+    /// Issue 24: `flake8` was named `flake` (its digit taken for a
+    /// version), so neither its filter nor `recall --tool flake8` found it.
+    #[test]
+    fn flake8_keeps_its_name_versions_still_go() {
+        assert_eq!(inv("flake8 src").tool, "flake8");
+        assert_eq!(inv("k3s kubectl get pods").tool, "k3s");
+        assert_eq!(inv("g++ -c a.cc").tool, "g++");
+        assert_eq!(inv("pip3 install x").tool, "pip");
+        assert_eq!(inv("gcc-12 -c a.c").tool, "gcc");
+        assert_eq!(inv("node18 app.js").tool, "node");
+        assert_eq!(inv("python3.11 app.py").tool, "python");
     }
 
     #[test]

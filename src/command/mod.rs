@@ -33,11 +33,12 @@ pub fn command_words(command: &[String]) -> (String, String) {
     (tool, words.join(" "))
 }
 
+/// A word the history may keep: a name, not a value (`+` for `g++`, `c++`).
 fn is_plain_word(w: &str) -> bool {
     !w.is_empty()
         && w.len() <= MAX_WORD_LEN
         && !w.starts_with('-')
-        && w.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':'))
+        && w.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':' | b'+'))
 }
 
 #[cfg(test)]
@@ -74,5 +75,13 @@ mod tests {
         );
         assert_eq!(words("redis-cli AUTH hunter2pass"), ("redis-cli".into(), "AUTH".into()));
         assert_eq!(words("we!rd list"), ("?".into(), "list".into()));
+    }
+
+    /// Issue 24: the history recorded `g++` as `?`, so `recall --tool g++`
+    /// found nothing.
+    #[test]
+    fn g_plus_plus_is_recorded_as_itself() {
+        assert_eq!(words("g++ -O2 -c shapes.cpp"), ("g++".into(), String::new()));
+        assert_eq!(words("/usr/bin/clang++ x.cc"), ("clang++".into(), String::new()));
     }
 }

@@ -21,10 +21,6 @@ use crate::pipeline;
 use crate::settings::{Hint, Settings};
 use crate::store::{self, Object, Store};
 
-/// Inputs from this size on take this path: below it the tree is small
-/// whatever its ratio, and parsing from memory is faster.
-pub const LARGE: usize = 1 << 20;
-
 /// What the side thread learnt from the raw bytes before letting them go.
 struct Read {
     original: usize,
@@ -72,10 +68,7 @@ impl Stored {
 /// hold it. `None` for the ordinary path, which also says why a store that
 /// failed did.
 pub(super) fn store(raw: &[u8], hint: Option<&Hint>, settings: &Settings) -> Option<Stored> {
-    if raw.len() < LARGE
-        || !json::parse::readable_as_is(raw)
-        || !pipeline::json_candidate(raw, hint, settings)
-    {
+    if !pipeline::large_json(raw, hint, settings) {
         return None;
     }
     let store = Store::new(store::home(), crate::config::get().store_max_bytes());

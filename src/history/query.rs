@@ -92,35 +92,52 @@ pub fn to_json(found: &[Recalled]) -> Value {
     )
 }
 
-/// One line per capture (id, time, status, command, counts, findings), and
-/// with `--file` the findings on that file under it.
+/// A table with a header, one row per capture (id, time, status, command,
+/// findings, counts), columns aligned, and with `--file` the findings on
+/// that file under its row.
 pub fn render_text(found: &[Recalled], file: Option<&str>) -> String {
     if found.is_empty() {
         return "no captures match\n".into();
     }
-    let mut out = String::new();
-    for r in found {
-        let command =
-            if r.subcommand.is_empty() { r.tool.clone() } else { format!("{} {}", r.tool, r.subcommand) };
-        let time = crate::json::deduper::iso_utc(r.ts_ms.max(0) as u64);
-        let findings = r.result.as_ref().and_then(|v| v["findings"].as_array());
-        let counts = r
-            .result
-            .as_ref()
-            .and_then(|v| v["counts"].as_object())
-            .filter(|c| !c.is_empty())
-            .map(|c| {
-                format!(" ({})", c.iter().map(|(k, n)| format!("{n} {k}")).collect::<Vec<_>>().join(", "))
-            })
-            .unwrap_or_default();
-        out.push_str(&format!(
-            "{}  {}  {:<6}  {command}{counts}  {} findings\n",
-            r.object_id.as_deref().unwrap_or("-"),
-            time,
-            r.status,
-            findings.map_or(0, Vec::len)
-        ));
+    let rows: Vec<[String; 6]> = found
+        .iter()
+        .map(|r| {
+            let command =
+                if r.subcommand.is_empty() { r.tool.clone() } else { format!("{} {}", r.tool, r.subcommand) };
+            let findings = r.result.as_ref().and_then(|v| v["findings"].as_array()).map_or(0, Vec::len);
+            let counts = r
+                .result
+                .as_ref()
+                .and_then(|v| v["counts"].as_object())
+                .map(|c| c.iter().map(|(k, n)| format!("{n} {k}")).collect::<Vec<_>>().join(", "))
+                .unwrap_or_default();
+            [
+                r.object_id.clone().unwrap_or_else(|| "-".into()),
+                crate::json::deduper::iso_utc(r.ts_ms.max(0) as u64),
+                r.status.clone(),
+                command,
+                findings.to_string(),
+                counts,
+            ]
+        })
+        .collect();
+    let header = ["id", "time", "status", "command", "findings", "counts"];
+    let widths: Vec<usize> = (0..5)
+        .map(|i| rows.iter().map(|r| r[i].chars().count()).chain([header[i].len()]).max().unwrap_or(0))
+        .collect();
+    let line = |cells: [&str; 6]| {
+        let (w0, w1, w2, w3, w4) = (widths[0], widths[1], widths[2], widths[3], widths[4]);
+        let row = format!(
+            "{:<w0$}  {:<w1$}  {:<w2$}  {:<w3$}  {:>w4$}  {}",
+            cells[0], cells[1], cells[2], cells[3], cells[4], cells[5]
+        );
+        format!("{}\n", row.trim_end())
+    };
+    let mut out = line(header);
+    for (r, cells) in found.iter().zip(&rows) {
+        out.push_str(&line([&cells[0], &cells[1], &cells[2], &cells[3], &cells[4], &cells[5]]));
         let Some(file) = file else { continue };
+        let findings = r.result.as_ref().and_then(|v| v["findings"].as_array());
         for f in findings.into_iter().flatten() {
             if f["path"].as_str().is_some_and(|p| super::path_matches(p, file)) {
                 let at = match f["line"].as_u64() {

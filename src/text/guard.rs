@@ -183,9 +183,15 @@ pub fn shell_quote(s: &str) -> String {
 /// A pattern that matches `line` and the lines that differ from it only in
 /// numbers and hex ids (the generic fold's notion of "similar"): its literal
 /// parts escaped, each number a `\w+`. Leading indentation is left out, and
-/// so is everything past `MAX_PATTERN` chars of the line.
+/// so is everything past 80 chars of the line.
 pub fn similar_pattern(line: &str) -> String {
-    const MAX_PATTERN: usize = 80;
+    similar_pattern_within(line, 80)
+}
+
+/// `similar_pattern` of the line's first `max` literal chars: shorter,
+/// and matching more lines (a view's count of the signal lines it cannot
+/// show names them by their starts).
+pub fn similar_pattern_within(line: &str, max: usize) -> String {
     let body = line.trim();
     let shape = crate::text::generic::shape(body);
     let mut out = String::new();
@@ -194,10 +200,10 @@ pub fn similar_pattern(line: &str) -> String {
         if k > 0 {
             out.push_str(r"\w+");
         }
-        let take: String = literal.chars().take(MAX_PATTERN.saturating_sub(used)).collect();
+        let take: String = literal.chars().take(max.saturating_sub(used)).collect();
         used += take.chars().count();
         out.push_str(&regex::escape(&take));
-        if used >= MAX_PATTERN {
+        if used >= max {
             break;
         }
     }

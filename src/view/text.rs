@@ -51,7 +51,7 @@ pub fn text(text: &str, summary: Option<Shape>, hint: Option<&Hint>, settings: &
         signal.len(),
         show("").map_or_else(|| "the raw output was not stored".to_string(), |c| format!("all of it: {c}"))
     );
-    let mut footer = Vec::new();
+    let mut footer: Vec<String> = Vec::new();
     if !signal.is_empty()
         && let Some(c) = show("--grep '(?i)error|warn|fail|exception|panic|traceback'")
     {
@@ -102,62 +102,167 @@ pub fn text(text: &str, summary: Option<Shape>, hint: Option<&Hint>, settings: &
         }
     }
 
-    let mut kept = vec![false; n];
-    let mut used = fixed;
-    let mut gaps = 1;
-    for i in order {
-        if kept[i] {
-            continue;
+    // Whole lines by `order` while they fit, with room for the gap lines
+    // they leave; the lines kept, in the order they were taken.
+    let select = |order: &[usize], fixed: usize| -> Vec<usize> {
+        let mut kept = vec![false; n];
+        let mut taken = Vec::new();
+        let mut used = fixed;
+        let mut gaps = 1;
+        for &i in order {
+            if kept[i] {
+                continue;
+            }
+            let cost = budget::chars(&shown_line(lines[i], from_raw.then(|| num(i)), settings)) + 1;
+            // (an excerpt's neighbours may be lines it never held: hidden too)
+            let left_hidden = if i == 0 { num(0) > 1 } else { !kept[i - 1] || num(i - 1) + 1 < num(i) };
+            let right_hidden =
+                if i + 1 == n { num(i) < total } else { !kept[i + 1] || num(i) + 1 < num(i + 1) };
+            // Keeping `i` splits its gap, ends it, or moves its edge.
+            let gap_change: isize = match (left_hidden, right_hidden) {
+                (true, true) => 1,
+                (false, false) => -1,
+                _ => 0,
+            };
+            let new_gaps = (gaps as isize + gap_change).max(0) as usize;
+            if used + cost + new_gaps * GAP_COST > budget {
+                continue;
+            }
+            kept[i] = true;
+            taken.push(i);
+            used += cost;
+            gaps = new_gaps;
         }
-        let cost = budget::chars(&shown_line(lines[i], from_raw.then(|| num(i)), settings)) + 1;
-        // (an excerpt's neighbours may be lines it never held: hidden too)
-        let left_hidden = if i == 0 { num(0) > 1 } else { !kept[i - 1] || num(i - 1) + 1 < num(i) };
-        let right_hidden = if i + 1 == n { num(i) < total } else { !kept[i + 1] || num(i) + 1 < num(i + 1) };
-        // Keeping `i` splits its gap, ends it, or moves its edge.
-        let gap_change: isize = match (left_hidden, right_hidden) {
-            (true, true) => 1,
-            (false, false) => -1,
-            _ => 0,
+        taken
+    };
+    let mut taken = select(&order, fixed);
+    // Signal lines the view cannot show (more of them than the budget
+    // holds, or crowded out by their blocks): the signal lines alone
+    // first, in ledger order, as many as fit, and one line that counts
+    // the rest with the command that prints them (the guard re-runs it).
+    // (a signal line longer than `MAX_LINE` is shown cut: not whole either)
+    let dropped = |taken: &[usize]| -> Vec<usize> {
+        signal
+            .iter()
+            .copied()
+            .filter(|&s| !taken.contains(&s) || budget::chars(lines[s]) > MAX_LINE)
+            .collect()
+    };
+    let mut rest = None;
+    // (counting needs the raw output stored, and all of it here: the grep
+    // of an excerpt's count would run over lines the view never held)
+    let countable = settings.raw_id.is_some() && excerpt.is_none();
+    if from_raw && countable && !dropped(&taken).is_empty() {
+        let first: Vec<usize> = signal.iter().copied().chain(order.iter().copied()).collect();
+        let src = crate::text::guard::Source {
+            raw: crate::text::guard::raw_lines(raw),
+            cleaned: lines.clone(),
+            ledger: &ledger,
+            id: settings.raw_id.as_deref(),
+            budget: settings.budget,
+            focus: settings.focus,
+            excerpt: None,
         };
-        let new_gaps = (gaps as isize + gap_change).max(0) as usize;
-        if used + cost + new_gaps * GAP_COST > budget {
-            continue;
+        let mut reserved = 0;
+        for _ in 0..4 {
+            taken = select(&first, fixed + reserved);
+            let missing = dropped(&taken);
+            let Some(line) =
+                (!missing.is_empty()).then(|| rest_line(&missing, &lines, &src, budget)).flatten()
+            else {
+                rest = None;
+                break;
+            };
+            let cost = budget::chars(&line) + 1;
+            rest = Some(line);
+            if cost <= reserved {
+                break;
+            }
+            reserved = cost + 16;
         }
-        kept[i] = true;
-        used += cost;
-        gaps = new_gaps;
+    }
+    if let Some(line) = &rest {
+        footer.insert(0, line.clone());
     }
 
-    let mut out = vec![header];
-    let gap = |from: usize, to: usize, sig: usize| {
-        let what = if sig > 0 { format!(", {sig} signal") } else { String::new() };
-        let cmd = show(&format!("--lines {from}:{to}")).map_or_else(String::new, |c| format!(": {c}"));
-        format!("… lines {from}-{to} not shown ({} lines{what}){cmd}", to - from + 1)
+    let assemble = |taken: &[usize]| -> String {
+        let mut kept = vec![false; n];
+        for &i in taken {
+            kept[i] = true;
+        }
+        let mut out = vec![header.clone()];
+        let gap = |from: usize, to: usize, sig: usize| {
+            let what = if sig > 0 { format!(", {sig} signal") } else { String::new() };
+            let cmd = show(&format!("--lines {from}:{to}")).map_or_else(String::new, |c| format!(": {c}"));
+            format!("… lines {from}-{to} not shown ({} lines{what}){cmd}", to - from + 1)
+        };
+        // `next`: the number of the first line not yet shown or stated as a gap
+        let (mut next, mut sig) = (1, 0);
+        for i in 0..n {
+            if !kept[i] {
+                sig += usize::from(ledger.kind(i).is_some());
+                continue;
+            }
+            if num(i) > next {
+                out.push(gap(next, num(i) - 1, sig));
+            }
+            out.push(shown_line(lines[i], from_raw.then(|| num(i)), settings));
+            (next, sig) = (num(i) + 1, 0);
+        }
+        if next <= total {
+            out.push(gap(next, total, sig));
+        }
+        out.extend(footer.iter().cloned());
+        let mut text = out.join("\n");
+        text.push('\n');
+        text
     };
-    // `next`: the number of the first line not yet shown or stated as a gap
-    let (mut next, mut sig) = (1, 0);
-    for i in 0..n {
-        if !kept[i] {
-            sig += usize::from(ledger.kind(i).is_some());
-            continue;
-        }
-        if num(i) > next {
-            out.push(gap(next, num(i) - 1, sig));
-        }
-        out.push(shown_line(lines[i], from_raw.then(|| num(i)), settings));
-        (next, sig) = (num(i) + 1, 0);
+    // Gap lines longer than the room kept for them can pass the budget:
+    // the lines taken last go until it fits.
+    let mut text = assemble(&taken);
+    while budget::chars(&text) > budget && taken.pop().is_some() {
+        text = assemble(&taken);
     }
-    if next <= total {
-        out.push(gap(next, total, sig));
-    }
-    out.extend(footer);
-    let shown = kept.iter().filter(|k| **k).count();
-    let mut text = out.join("\n");
-    text.push('\n');
+    let shown = taken.len();
     Rendered {
         text,
         shape: Shape::View { of: Box::new(Shape::Text("view".into())), shown, total, unit: "lines" },
     }
+}
+
+/// The line that counts the signal lines `missing` (0-based) a view cannot
+/// show whole: `# K signal lines not shown whole; they and the lines like them: (N
+/// lines: tokensieve show ID --grep 'RE')`, RE the starts of their shapes
+/// (as long as a pattern of a tenth of the budget allows). `None` when the
+/// raw output is not stored or no such pattern finds them all.
+fn rest_line(
+    missing: &[usize],
+    lines: &[&str],
+    src: &crate::text::guard::Source,
+    budget: usize,
+) -> Option<String> {
+    let limit = (budget / 10).max(120);
+    for width in [80, 48, 32, 20, 12, 8, 5] {
+        let mut seen = std::collections::HashSet::new();
+        let mut parts = Vec::new();
+        for &i in missing {
+            let p = crate::text::guard::similar_pattern_within(lines[i], width);
+            if seen.insert(p.clone()) {
+                parts.push(p);
+            }
+        }
+        let pattern = parts.join("|");
+        if pattern.len() > limit {
+            continue;
+        }
+        if let Some(count) = crate::text::guard::count_line(src, &pattern, missing) {
+            let k = missing.len();
+            return Some(format!(
+                "# {k} signal lines not shown whole; they and the lines like them: {count}"
+            ));
+        }
+    }
+    None
 }
 
 fn leading(line: &str) -> usize {
@@ -212,6 +317,22 @@ mod tests {
             .map(|l| l.split(" (").nth(1).unwrap().split(' ').next().unwrap().parse::<usize>().unwrap())
             .sum();
         assert_eq!(hidden + shown, 3000);
+    }
+
+    #[test]
+    fn signal_lines_past_the_budget_are_kept_in_order_and_the_rest_counted() {
+        // 300 error lines alone are over the budget: the first ones in
+        // ledger order, and one line that counts the rest with a command
+        // whose grep prints them (the guard re-runs it).
+        let raw: String =
+            (0..300).map(|i| format!("2026-01-01 12:00:00 ERROR job {i} failed: disk full\n")).collect();
+        let r = text(&raw, None, None, &settings(3000));
+        assert!(budget::chars(&r.text) <= 3000, "{}", r.text);
+        assert!(r.text.contains("ERROR job 0 failed") && r.text.contains("ERROR job 1 failed"), "{}", r.text);
+        let rest = r.text.lines().find(|l| l.starts_with("# ") && l.contains("signal lines not shown whole"));
+        let rest = rest.unwrap_or_else(|| panic!("no count line:\n{}", r.text));
+        assert!(rest.contains("(300 lines: tokensieve show feedbeef --grep '"), "{rest}");
+        assert_eq!(crate::text::check_rendering(&raw, &r.text, &settings(3000)), Ok(()));
     }
 
     #[test]
