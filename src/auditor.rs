@@ -11,6 +11,38 @@
 //! tiktoken's byte-pair merge, counting only. tests/auditor_exact.rs holds it
 //! to tiktoken-rs on every fixture and on random text; docs/performance.md
 //! has the measurements that chose this design.
+//!
+//! # Design: Token counts (`src/auditor.rs`, `src/auditor/`, `build.rs`)
+//!
+//! `auditor::count(enc, text)` is an exact cl100k_base / o200k_base count,
+//! equal to tiktoken's `encode_ordinary(text).len()`, with no start-up cost:
+//!
+//! 1. `build.rs` reads every token of both vocabularies from tiktoken-rs (a
+//!    build- and dev-dependency only) and writes static tables into `OUT_DIR`:
+//!    a minimal perfect hash per encoding (`hash.rs`, shared by build.rs and the
+//!    runtime: key hash → bucket → pilot → 6-byte slot of offset, length, rank)
+//!    over one token blob where a token that is a prefix or suffix of another
+//!    points into it. 2.9 MB in the binary; nothing is parsed at run time.
+//! 2. `pretokenize`: the two split patterns as hand-written scanners, with the
+//!    Unicode classes regex-syntax gives at build time (the ones fancy-regex
+//!    uses), including the backtracking the regexes would do.
+//! 3. `merge`: tiktoken's merge order (lowest rank, leftmost first), counting
+//!    only; a heap for pieces over 96 bytes, and for texts over 16 KB a memo of
+//!    pieces that are not tokens (camel-case JSON keys repeat on every record).
+//!    A piece over 8 KB (a megabyte of letters, spaces or `=` is one piece) is
+//!    merged in chunks of ~4 KB, cut where a small run around the cut ends a
+//!    token. A cut is kept only when it is proved exact: until the pair across
+//!    it merges, the whole piece's merges are the two chunks' merges
+//!    interleaved by rank (ties to the left), so `cut_holds` replays that
+//!    interleaving and fails if the pair across would ever be the next merge;
+//!    a failed cut joins its chunks (and is checked again). Memory stays
+//!    ~2.5× the input, time linear (docs/performance.md, "Single-line inputs").
+//!
+//! `tests/auditor_exact.rs` compares with tiktoken-rs on every fixture and on
+//! random text; `pretokenize`'s tests compare pieces with fancy-regex on
+//! tiktoken-rs's own patterns. `warm(enc)` only pages the tables in. Figures
+//! and the alternatives measured: `docs/performance.md`; benchmarks:
+//! `benches/stages.rs` (divan, feature `bench`) and `scripts/bench.sh`.
 
 mod hash;
 mod merge;

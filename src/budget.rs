@@ -2,6 +2,15 @@
 //! (SPEC §6b). Harnesses cut longer tool output blindly (Claude Code keeps
 //! 30,000 chars and removes the middle); above the budget we print a view
 //! (`crate::view`) instead, which says what it left out and how to get it.
+//!
+//! The focus size (`FOCUS_DEFAULT`, 1,000 cl100k tokens;
+//! `TOKENSIEVE_FOCUS=N|off`, `Settings.focus`) is SPEC §6c's smaller limit:
+//! record-like text whose whole rendering passes it gets a focus view from
+//! its filter (`past_focus`): `git log` one line per commit plus bodies
+//! while they fit and the `show --lines` range of the rest, `git blame` a
+//! line of ours per run of lines from one commit, long runs of a diff cut
+//! around their `show --lines` range (`text/filters/git.rs`). Lines of ours
+//! start with `# ` or `… `, shapes the tool's own lines never have.
 
 use anyhow::{Result, bail};
 

@@ -1,6 +1,63 @@
 //! The last step of every call: count, pick raw or compressed (never worse),
 //! keep the raw bytes in the store when something was dropped, write stdout,
 //! flush, then the receipt on stderr, then the history row.
+//!
+//! # Design: One buffer through the pipeline and the handoff
+//!
+//! One stdout buffer, from the child process to the receipt:
+//!
+//! 1. `src/main.rs` hands argv to `tokensieve::entry` (`src/lib.rs`), which
+//!    dispatches on the basename of argv[0]: `tokensieve` → `src/cli/`, any other
+//!    name → `src/shim/`.
+//! 2. The bytes to compress (a child's stdout, stdin, or a file) go to
+//!    `pipeline::render` (`src/pipeline.rs`): binary → raw; JSON → `src/json/`;
+//!    other text → `src/text/`. A rendering (or text passing as it is) longer
+//!    than the budget (`src/budget.rs`: 25,000 chars, `TOKENSIEVE_BUDGET`,
+//!    `BASH_MAX_OUTPUT_LENGTH`) becomes a view (`src/view/`, below).
+//! 3. `src/json/`: `scrubber` (ANSI, BOM) → `parse` (one document or NDJSON) →
+//!    compression stages → encoders; `decode` reverses any emitted shape.
+//! 4. `handoff::deliver` (`src/handoff.rs`) runs the rest. Before rendering it
+//!    asks the store where the raw bytes *would* go (`Store::plan`, pure: sha256
+//!    → id and path) and puts `full output: tokensieve show ID  (file: PATH)` in
+//!    `settings.raw_note` for summaries to quote. While `pipeline::render`
+//!    works, a scoped side thread counts the raw bytes' tokens and opens the
+//!    history database (neither needs the rendering). `settle` counts tokens with
+//!    `auditor` (`src/auditor.rs`) and keeps the raw bytes unless the rendering
+//!    is smaller, counting the receipt line an agent reads with it; if it is, `Store::put` keeps the raw bytes and the receipt gets
+//!    ` | raw: ID`. `emit` writes stdout, flushes, then the receipt on stderr:
+//!    the long line for a person, the short one when an agent marker is set
+//!    (`[tokensieve 728→238 raw 9439d8]`: ≤ 12 tokens without an id, ≤ 16
+//!    with one, the counts left out when they would pass that;
+//!    `TOKENSIEVE_RECEIPT=short|long`), whose tokens count against the
+//!    savings and go into the history's compressed column; an agent gets no
+//!    receipt at all for output delivered untouched.
+//!    Last, `history::record` adds the call's row on the connection opened
+//!    beside the render.
+//!    **Large JSON** (`src/handoff/large.rs`): filter mode hands its bytes
+//!    over (`handoff::deliver_owned`), and so does the shim's (and `run`'s)
+//!    whole capture, in two steps because it must write the raw bytes itself
+//!    if our code panics: `handoff::store_large` stores them while the shim
+//!    still holds them, then `handoff::deliver_stored` takes them, and from
+//!    there the shim's fallback reads the stored copy (`handoff::write_stored`)
+//!    instead of keeping its own. A document of 1 MiB or more that the
+//!    parser reads as it is (UTF-8, nothing to scrub) is stored first; the
+//!    side thread takes the bytes, counts them, reads what the tree does not
+//!    keep (`json::parse::check`: repeated keys, exponents as written; the
+//!    harness's cut; the first 256 bytes) and drops them, while the main
+//!    thread parses the stored copy (`json::parse::documents_from`), which
+//!    waits at three quarters of the file until the bytes are gone: the tree
+//!    (~7.5× minified JSON) and the bytes are never in memory together, and
+//!    the render reads the raw again through `json::Source::File`. Not JSON
+//!    after all, a panic, or raw bytes that beat the rendering: the bytes are
+//!    read back and the ordinary path runs. Such an object is kept even when
+//!    the call ends up delivering the raw bytes.
+//!    A tree is only built when it fits: from 1 MiB on, a document whose tree
+//!    would take more than 8× its text (`json::parse::too_dense`, one pass
+//!    counting values, members and string bytes; `[1,1,1,…]` is ~40×, small
+//!    minified records 20–30×, real CLI output under 8×) leaves the JSON path
+//!    (`pipeline::json_candidate`) and is read as text: its view shows the
+//!    start and gives the `show ID --jq` command that asks the stored
+//!    document. Peak RSS stays under 10× any single-line input.
 
 use std::io::{self, Write};
 use std::time::Instant;

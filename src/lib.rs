@@ -1,26 +1,8 @@
 //! tokensieve: one binary that plays the CLI (`tokensieve ...`) or a shim for a
 //! real tool (`aws`, `kubectl`, ... via a symlink), chosen by argv[0].
 //!
-//! Map of the crate (see docs/ARCHITECTURE.md for the data flow):
-//! - `json`: the JSON pipeline stages (pure functions) and the decoder.
-//! - `text`: dev-tool text summaries and the generic log folding.
-//! - `pipeline`: picks JSON or text handling for one captured stdout.
-//! - `auditor`: exact BPE token counts and the receipt line.
-//! - `handoff`: writes stdout, then the receipt; stores raw, records history.
-//! - `shim`: real-tool resolution, the compress/passthrough policy, the child.
-//! - `mcp`: `tokensieve mcp`, the same captures as an MCP server (rmcp).
-//! - `jq`: jq programs (jaq) over a stored raw output, for `show --jq`.
-//! - `store`, `history`: the raw object store and the SQLite call log.
-//! - `share`: `objects push|pull` through git (LFS or refs), lazy fetch in `show`.
-//! - `budget`, `view`: the stdout budget and the views printed above it.
-//! - `homefs`: the one way to write under the home (no symlink followed).
-//! - `untrusted`: the one way to read a file we did not write (capped, regular files only).
-//! - `typed`: the typed result of a capture (status, counts, findings).
-//! - `cli`: the `tokensieve` subcommands.
-//! - `config`: every setting (environment > project file > user file >
-//!   default) in one place; `userfilter`: the `[[filter]]`s those files define.
-//! - `agents`: each agent's own setting that puts the shims on its shell's PATH.
-//! - `transcript`: agent session logs read line by line (`discover`, `session compact`).
+//! The layers of the crate, the walk of one stdout buffer and one line per
+//! module: docs/ARCHITECTURE.md; each module's details: its own `//!` doc.
 
 pub mod agents;
 pub mod auditor;

@@ -23,6 +23,32 @@
 //! and exits; when the server is killed, a watchdog per command (a shell
 //! waiting on a pipe only the server holds) ends the group. A line that is
 //! not JSON gets a -32700 error (rmcp itself drops it silently).
+//!
+//! # Design: MCP (`src/mcp.rs`)
+//!
+//! `tokensieve mcp` serves the Model Context Protocol on stdio with rmcp (the
+//! official Rust SDK; server side and the stdio transport only, no macros, on
+//! a one-thread tokio runtime). Two pumps sit between stdio and rmcp: a line
+//! that is not JSON gets a -32700 reply there (rmcp drops it silently), and
+//! stdin's end ends every running command before rmcp sees it. Each call runs
+//! on a blocking thread (`ping` and `tools/list` are answered meanwhile);
+//! `run` and `show` children run in their own process group with a deadline
+//! (`timeout_secs`, `TOKENSIEVE_MCP_TIMEOUT_SECS`, 120 s), SIGTERM then
+//! SIGKILL after 3 s, the same on `notifications/cancelled`, and the group is
+//! ended when the child exits. A watchdog per command (`sh` reading a pipe
+//! only the server holds) ends the group when the server dies, SIGKILL
+//! included; the child also has `PR_SET_PDEATHSIG`. Three tools, their input schemas written out
+//! in `mcp::tools`: `run` starts this binary as `tokensieve run -- WORDS` (a
+//! plain command line split into words, so the tool's filter applies exactly
+//! as in the shim; one that needs a shell goes to `sh -c`) with
+//! `TOKENSIEVE_FORMAT=json`, and answers with the compressed text as content
+//! and the typed result as structured content; `show` runs `tokensieve show`;
+//! `recall` queries the history in process. A failing tool is a result with
+//! `isError` and one line; an unknown tool a protocol error. `init claude
+//! --mcp` adds the user-scoped entry `claude mcp add --scope user` writes
+//! (`mcpServers.tokensieve` in `~/.claude.json`, or in `$CLAUDE_CONFIG_DIR`),
+//! through `agents::edit` like every other init edit. Tested with the official
+//! Python client (`tests/mcp.rs`, `tests/mcp/client.py`).
 
 use std::io::Read;
 use std::path::Path;

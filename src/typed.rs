@@ -8,6 +8,29 @@
 //! marked, its location as printed on that line. When the tool's filter
 //! claims the command but finds none of its anchors, the result says so and
 //! holds no findings.
+//!
+//! # Design: Typed results and recall (`src/typed.rs`, `src/cli/{recall,gain}.rs`)
+//!
+//! `text::render_typed` reads, from the same cleaned lines and ledger the
+//! rendering uses, the call's typed result (`typed::TypedResult`, docs/FORMAT.md
+//! §9): `status` from the exit code only (`typed::status_of`), `counts` from the
+//! tool's own summary lines, `findings` from the ledger's lines with the
+//! location printed on them and a fingerprint that ignores line numbers; a
+//! built-in filter that claims the command but returns `None` (no anchors)
+//! leaves the result with `anchors: false`, a note and nothing read. JSON and
+//! binary outputs get the verdict alone (`TypedResult::bare`). `handoff`
+//! sets its `raw` id after the store, prints it with the text when
+//! `Settings.format` is json or yaml (`--format`, the `format` setting /
+//! `TOKENSIEVE_FORMAT`; YAML by `typed/yaml.rs`, JSON scalars in block
+//! style), and `history::Call::with_result` keeps it with the row (migration
+//! 3: `status`, `cwd`, `result`, a `findings` table of paths; indexes on
+//! status, tool, finding path and object id). `history::result_of(home, id)` is the
+//! stored result of a raw id (`show ID --summary`). `tokensieve recall`
+//! (`history::recall`) lists calls by status, tool, a finding's file (path equal
+//! or ending in `/FILE`), time and project directory; `scripts/bench-recall.py`
+//! times it over a 200-call history. `gain --markdown [--since-ref REF]` is the
+//! PR scorecard: per tool, calls made under the repository's top level since
+//! the branch point with REF (`git merge-base`, its commit time).
 
 mod yaml;
 

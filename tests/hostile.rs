@@ -526,7 +526,7 @@ fn one_failure_line(m: &Measured, mode: &str, want: &str) {
     let lines: Vec<String> = m
         .stderr_lines()
         .into_iter()
-        .filter(|l| l.starts_with("tokensieve:") && !l.contains("note:"))
+        .filter(|l| l.starts_with("tokensieve") && !l.contains("note:"))
         .collect();
     assert_eq!(lines.len(), 1, "{mode}: one clear line: {}", m.stderr());
     assert!(lines[0].contains(want), "{mode}: {lines:?}");

@@ -6,7 +6,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use tokensieve::json::{decode::decode, parse::value_exact, reduce, router};
-use tokensieve::pipeline::Settings;
+use tokensieve::settings::Settings;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };

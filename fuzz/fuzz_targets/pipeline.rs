@@ -4,7 +4,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use tokensieve::json::{decode::decode, parse, reduce, router};
-use tokensieve::pipeline::{Dedup, Settings};
+use tokensieve::settings::{Dedup, Settings};
 
 fuzz_target!(|data: &[u8]| {
     let Some(value) = parse(data) else { return };

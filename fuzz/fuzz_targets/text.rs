@@ -7,7 +7,8 @@
 use libfuzzer_sys::fuzz_target;
 use tokensieve::auditor::{self, Encoding};
 use tokensieve::handoff::settle;
-use tokensieve::pipeline::{Hint, Settings, render};
+use tokensieve::pipeline::render;
+use tokensieve::settings::{Hint, Settings};
 
 /// One command per filter family, and one no filter claims.
 const COMMANDS: &[&str] = &[

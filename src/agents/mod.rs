@@ -6,6 +6,60 @@
 //! writes it and `init AGENT --uninstall` takes it out again, byte for byte
 //! (`edit`). `check` is what `doctor` reports: whether a command run the way
 //! that agent runs it would find the shims.
+//!
+//! # Design: Agents (`src/agents/`, `src/cli/{init,hook}.rs`)
+//!
+//! The shims only work when their folder comes first on the PATH of the shell
+//! an agent runs commands in, and each agent builds that shell its own way.
+//! `tokensieve init AGENT` writes the setting that agent honours, plus a short
+//! note for its model (what the receipt means, `tokensieve show ID`); `init
+//! AGENT --uninstall` takes it out again. `edit.rs` makes every change
+//! reversible to the byte: the file's bytes before our first change are kept
+//! in `FILE.tokensieve.bak`, `--uninstall` puts them back when the file is
+//! still what `init` made of it and otherwise removes only our part; every
+//! edit of an agent is checked before the first is written, and a file we
+//! cannot parse is left alone with one error line. `block.rs` is our lines
+//! between marker lines in a person's text file (unpaired markers: an error).
+//!
+//! - `claude`: Claude Code's Bash tool re-exports the PATH `claude` started
+//!   with, after sourcing `~/.bashrc`; what it honours is a SessionStart hook
+//!   writing `export` lines to `$CLAUDE_ENV_FILE`, which every Bash command
+//!   sources (checked on the real CLI). The hook goes in `settings.json`
+//!   (`$CLAUDE_CONFIG_DIR`, default `~/.claude`), the note in `tokensieve.md`,
+//!   imported from `CLAUDE.md` with `@path`.
+//! - `codex`: (0.169.0) its shell tool runs `bash -c` with the environment of
+//!   a login shell Codex captured at start, so `~/.profile` (where install.sh
+//!   writes the PATH block) reaches it whatever PATH `codex` started with; then
+//!   `[shell_environment_policy]` applies, and `inherit = "none"`, an
+//!   `exclude`/`include_only` that leaves PATH out or a `set.PATH` of the
+//!   user's own drop the entry (checked on the real CLI). `doctor` reads the
+//!   policy (the `toml` crate) and names the setting to change; `init` does not
+//!   rewrite it. The note goes inline in `$CODEX_HOME/AGENTS.md` (no import
+//!   syntax).
+//! - `gemini`, `cursor`: no setting reaches their shell's PATH, but a hook run
+//!   before each shell command may rewrite it (`BeforeTool`
+//!   `hookSpecificOutput.tool_input`; Cursor's `preToolUse` `updated_input`).
+//!   `tokensieve hook gemini|cursor` is that hook (stdin event, stdout answer,
+//!   `{}` and exit 0 on anything unexpected): `rewrite.rs` puts
+//!   `export PATH='BIN':"$PATH"` in front of commands that name a shim. Cursor
+//!   is built from its documentation only (not installable here).
+//! - `opencode`: a plugin in the global plugin folder whose `shell.env` hook
+//!   puts the shim folder first on the PATH handed to its bash tool; the note
+//!   in its global `AGENTS.md`.
+//! - `copilot`: it takes its environment from a `bash -l` login shell at
+//!   start-up, so install.sh's `~/.profile` block reaches it; only the note
+//!   (`$COPILOT_HOME/copilot-instructions.md`).
+//!
+//! `doctor` (and `init` with no agent) prints a line per agent: installed or
+//! not, and whether a shell started the way that agent starts one (the hook's
+//! env file sourced by `bash -c`; a login shell's environment, then Codex's
+//! policy; the installed Gemini/Cursor hook fed a shell-tool event; the
+//! OpenCode plugin run in OpenCode's own Bun) finds the shims first.
+//! `tests/agents_e2e.rs` drives the real Claude Code and Codex
+//! CLIs (npm, pinned and cached by scripts/test.sh) against a mock model
+//! server (`tests/agents/model.rs`) through issue 10's cases; Gemini CLI,
+//! OpenCode and Copilot CLI have an opt-in run, `scripts/agents-e2e/`. Per
+//! agent, what was verified on which version: `docs/agents.md`.
 
 mod block;
 pub(crate) mod claude;

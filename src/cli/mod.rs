@@ -2,6 +2,28 @@
 //! one file per subcommand; parsing never does work. Usage errors, help,
 //! completions and the man page: `usage`; what the subcommands print:
 //! `out`; progress bars: `progress`.
+//!
+//! # Design: The command line
+//!
+//! `cli::main` parses argv with clap (`src/cli/args.rs`: one derive struct per
+//! subcommand, parsing only) and hands the typed struct to its subcommand's
+//! file; the shim path (`shim::main`) never reaches clap. From the same
+//! definitions come each subcommand's help (80 columns), usage errors
+//! (`src/cli/usage.rs` folds clap's message into one line, `tokensieve SUB:
+//! ... ; try 'tokensieve SUB --help'`, exit 2; a bare word that is neither a
+//! subcommand nor a file is an unknown command, with the nearest name),
+//! `tokensieve completions SHELL` (clap_complete) and `tokensieve man`
+//! (clap_mangen; `docs/man/tokensieve.1`, checked current by tests/cli.rs).
+//! Subcommands print through `src/cli/out.rs`: `outln!` returns the write's
+//! error, and `cli::main` turns a broken pipe anywhere in the chain into a
+//! quiet exit 0; numbers are grouped there (`group`) and coloured only on a
+//! terminal (`--color`, `NO_COLOR`, `CLICOLOR=0`). `src/cli/progress.rs` draws
+//! indicatif bars on stderr after a second of work, on a terminal only (a
+//! spinner for `objects push|pull`, whose work happens inside git and the LFS
+//! client).
+//! Inspections and dry runs (`show --jq`, `filter try`) deliver through
+//! `handoff` like a call but call `handoff::not_a_call` first, so the history
+//! does not count them.
 
 mod args;
 mod discover;

@@ -17,6 +17,38 @@
 //! and `.tokensieve.toml` in each folder up from the working directory);
 //! a file is read and parsed only when it exists. User filters' regexes are
 //! compiled only when an output is rendered (`Config::settings`).
+//!
+//! # Design: Settings (`src/config/`, `src/userfilter.rs`, `src/cli/{settings,filter_test}.rs`)
+//!
+//! `config::get()` is the process's settings, loaded once: the environment,
+//! then the nearest `.tokensieve.toml` from the working directory up, then
+//! `config.toml` in the home, then the defaults (docs/config.md). `SPECS`
+//! lists every setting (key = variable name without `TOKENSIEVE_`,
+//! lowercased) with one check that both a variable's text and a file's value
+//! go through; `Config::resolve` is the pure precedence (tests give it an
+//! environment and parsed files), `Config::settings()` the `Settings` every
+//! stage reads, and `store_max_bytes`, `capture_max_bytes`,
+//! `text_wait_secs`, `tool_disabled`, `agent_present`, `is_live` the rest.
+//! `file.rs` reads one file with `toml::de::DeTable` (spans → `file:line`
+//! for every value, for `config show` and for warnings); a syntax error drops
+//! the file, an unknown key or bad value drops that entry, each with one
+//! warning line, held in the config and printed by `config::warn` when output
+//! is delivered (never by a passthrough). `[[filter]]` tables are read with
+//! serde derive (`deny_unknown_fields`) into `userfilter::Spec`s. A project
+//! file that defines filters counts only when `trust.rs` finds its sha256
+//! recorded under the home (`tokensieve trust`). With no file the cost is a
+//! few `stat`s; filters' regexes compile only when an output is rendered.
+//!
+//! `userfilter::UserFilter` is one compiled filter: matched on tool and
+//! subcommand words (via `text::Invocation`) or a regex over the command line;
+//! keep/drop, replace, fold, head/tail, `on_empty` in that order. `text::render`
+//! tries it first and puts it through `guard::check` like any filter, so the
+//! guard's fallback (built-in unless `builtin = false`, generic, cleaned
+//! whole) keeps every signal line; a property test drives hostile filters over
+//! noise with injected signal lines. `run_tests` runs a spec's inline
+//! `[[filter.test]]`s through `pipeline::render` (`tokensieve filter test`);
+//! `filter try` delivers a capture through `handoff::deliver` with a draft
+//! first.
 
 mod file;
 pub mod markers;

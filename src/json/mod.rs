@@ -1,6 +1,49 @@
 //! The JSON pipeline: scrubber → parse → sieve → deduper → router →
 //! Outline | PVFN | Schema-YAML | JSON. Every stage is a pure function over
 //! text or `serde_json::Value`; `decode` reverses any emitted shape.
+//!
+//! # Design: JSON (`src/json/`)
+//!
+//! Every stage is a pure function; `json::compress(Value, &Settings)` is the
+//! whole pipeline after parsing, and `json::stage` exposes each step for
+//! `tokensieve inspect`.
+//!
+//! 1. `scrubber`: ANSI CSI/OSC sequences and a BOM removed (regex compiled once).
+//! 2. `parse`: one document, or NDJSON / concatenated documents as a list. Not
+//!    an object or array, not valid, deeper than serde_json's 128 levels, or an
+//!    object with a repeated key (a parser would keep one and lose the other) →
+//!    `None`: the text path decides, and without a filter the bytes pass as-is.
+//!    Each object and array is built at its exact size (`Tight`: serde_json's
+//!    growing maps left minified JSON at ~13× its size in memory).
+//!    `documents_from` (a reader) + `finish` (with `check` of the bytes) give
+//!    the same value for the large-JSON path above.
+//! 3. `sieve`: bottom-up removal of `null`, `""`, `[]`, `{}`; base64 blobs
+//!    (seed 000's content gate) and PEM blocks become `<base64 N chars>` /
+//!    `<pem LABEL N chars>`.
+//! 4. `deduper`: a string field dropped when a *strict ancestor* object has the
+//!    same value under the same key name (case/`_`/`-`-insensitive); numbers and
+//!    booleans never dropped; epoch-ms under time-like keys → ISO-8601 UTC.
+//!    `--aggressive` switches to seed 000's value-only rule.
+//! 5. `router`: builds every candidate — `outline` (ours: sections, record
+//!    tables via `flatten`, constant columns hoisted into the header; a second
+//!    outline with nested tables where records hold arrays of records at a
+//!    path through objects, the largest records as the rows), `flow`
+//!    (unquoted JSON), seed 000's pick (`schema_yaml` or `pvfn`), `pvfn`, and
+//!    minified JSON — counts each with the real tokenizer and keeps the smallest. Above 32 KB
+//!    it picks the shape on a sample (every array cut to 16 items), when that
+//!    halves the document, and encodes only the winner in full; candidates
+//!    twice the bytes of the shortest are not counted. `TOKENSIEVE_DEBUG_ROUTER=1`
+//!    prints the candidates' counts.
+//! 6. `literal` is the value/path grammar every text shape shares (bare or
+//!    JSON-quoted scalars, inline containers, dotted paths); `decode` reads all
+//!    shapes with it (docs/FORMAT.md). `tests/roundtrip.rs` (proptest) and
+//!    `fuzz/` check decode(encode(x)) == x for every candidate.
+//! 7. A failing command's rendering (any shape but `raw`, views too) ends with
+//!    `exit N`, as a text summary does (`json::with_status`, called where the
+//!    pipeline and the large-output path render); no shape ends with such a
+//!    line, and `decode` reads past it (docs/FORMAT.md §6). JSON lines of test
+//!    events (`go test -json`) stay on this path: every event is a fact and
+//!    the outline keeps them all.
 
 pub mod decode;
 pub mod deduper;

@@ -7,7 +7,7 @@
 //! the raw output's lines one for one (`tokensieve show ID --lines` numbers
 //! them from 1).
 //!
-//! The detectors (each documented in docs/ARCHITECTURE.md, Text section):
+//! The detectors (each documented in `crate::text`, "Design: Text"):
 //! - `diagnostic`: compiler and checker findings — `path:line[:col]: error|
 //!   warning|fatal|style|portability|performance …`, `path:l:c - error`,
 //!   lint codes after a location (`E302`, `C0103:`), notes that carry a

@@ -176,9 +176,9 @@ pub struct Answer {
     pub oid: String,
     /// `(href, headers)` of the action asked for; `None`: nothing to do
     /// (an upload the server already has).
-    action: Option<(String, Vec<(String, String)>)>,
-    verify: Option<(String, Vec<(String, String)>)>,
-    error: Option<String>,
+    pub action: Option<(String, Vec<(String, String)>)>,
+    pub verify: Option<(String, Vec<(String, String)>)>,
+    pub error: Option<String>,
 }
 
 /// Each object's outcome (by oid), and notes on what was ignored.
@@ -321,7 +321,7 @@ impl<'g> Client<'g> {
         // ureq's own body limit is lifted: ours is the object's.
         let body = resp.into_body().into_with_config().limit(limit.saturating_add(1)).reader();
         let mut capped = Capped::new(body, limit);
-        keep(oid, &mut capped).with_context(|| format!("cannot download {}", short(oid)))
+        keep(oid, &mut capped)
     }
 
     /// One Batch API call; asks `git credential` once on a 401.

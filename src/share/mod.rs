@@ -4,6 +4,64 @@
 //! remote's Git LFS server (`lfs`) or, for remotes without one, to one git
 //! ref per output (`refs`). Every downloaded blob is checked against its
 //! sha256 before the store keeps it.
+//!
+//! # Design: Sharing through git (`src/share/`, `src/cli/objects.rs`)
+//!
+//! `tokensieve objects push|pull [REMOTE] [--backend lfs|git-ref|auto]` runs
+//! inside a git repository and speaks to its remote through git itself (a
+//! subprocess: the user's transports, `insteadOf`, ssh keys and credential
+//! helpers all apply) plus, for Git LFS, one HTTP client (ureq with rustls:
+//! the LFS server is https in practice).
+//!
+//! - `git.rs`: `Git::discover` (`rev-parse`), `run_with` (stdin fed from a
+//!   thread, git's last stderr line as the error, `GIT_TERMINAL_PROMPT=0`),
+//!   `ls-remote`, `hash-object --stdin-paths` and `cat-file --batch` (one
+//!   process for many objects).
+//! - `manifest.rs` (pure): store objects × history rows
+//!   (`history::calls_with_objects`) → one manifest per object
+//!   (docs/FORMAT.md §10); `merge` unions two machines' captures.
+//! - `refs.rs`: `publish` fetches the remote's `refs/tokensieve/manifests`,
+//!   builds the new tree in a temporary index (`GIT_INDEX_FILE`, `read-tree`
+//!   of the remote commit, `update-index --index-info` of the changed files,
+//!   `write-tree`, `commit-tree -p`), pushes it fast-forward and retries on a
+//!   lost race; nothing is committed when no manifest changed. The git-ref
+//!   backend is one ref per output, `refs/tokensieve/blobs/<sha256>` → blob,
+//!   pushed and fetched 200 refspecs per git call, listed with `ls-remote`.
+//! - `lfs.rs`: endpoint discovery as Git LFS does it (`remote.NAME.lfsurl`,
+//!   `lfs.url`, `.lfsconfig`, else remote URL + `.git/info/lfs`; ssh remotes
+//!   map to https on the host and ask `ssh HOST git-lfs-authenticate PATH
+//!   OP` for headers), the Batch API in chunks of 100 (`basic` transfer,
+//!   `hash_algo: sha256`), PUT uploads plus the optional `verify` action, GET
+//!   downloads. Everything from the server is bounded: a batch answer at 8
+//!   MiB; an answer whose oid is not 64 hex digits is left out, one for an
+//!   object we did not ask for is ignored with a note (never fetched, never
+//!   uploaded from our store); of an action's headers only `Authorization`
+//!   is kept (ureq drops it on any redirect); each download is read through
+//!   `untrusted::Capped` at `min(manifest size, store cap)` (more is an
+//!   error) straight into the store's temp file; every request has a
+//!   no-progress timeout on each read and write (30 s,
+//!   `TOKENSIEVE_NET_STALL_SECS`) and a deadline (600 s,
+//!   `TOKENSIEVE_NET_DEADLINE_SECS`); server text is escaped
+//!   (`untrusted::printable`) before it reaches a terminal. `.lfsconfig` is
+//!   read by us (`untrusted::read`, 1 MiB, a regular file) and handed to `git
+//!   config --file -`. A 401 asks `git
+//!   credential fill` once (Basic auth), then `approve`/`reject`. No server
+//!   (connection refused, 404/405/501, a local remote) is the `NoLfs` error,
+//!   the only one on which `--backend auto` falls back to git refs.
+//! - `mod.rs`: `push` (blobs first, so a manifest never names a blob the
+//!   remote lacks, then manifests), `pull` (manifests, then for every object
+//!   the store lacks: git-ref blobs the remote lists, then LFS). A blob is
+//!   streamed into a store temp file (`Store::writer`), hashed on the way,
+//!   and kept (`ObjectWriter::finish_as`) only when its sha256 is its name;
+//!   otherwise one line and nothing cached. A manifest whose size passes the
+//!   store's cap is not fetched; a git-ref blob's size is asked first (`git
+//!   cat-file --batch-check`) and its bytes read through the same cap;
+//!   manifests are read at most 1 MiB each and 64 MiB in all. Both record
+//!   `tokensieve.remote`/`tokensieve.backend` in the repository's config,
+//!   which is what `show ID` reads (`fetch_missing`) to fetch an id the store
+//!   lacks: the local copy of the manifests first, the remote's when the id is
+//!   not there, then the blob, checked the same way. Outside a repository or
+//!   without that setting, `show` never touches the network.
 
 pub mod git;
 pub mod lfs;
@@ -268,7 +326,7 @@ fn download(
 /// `sha` (the name it was asked by).
 fn store_checked(raw: &Store, sha: &str, body: &mut dyn std::io::Read, remote: &str) -> Result<()> {
     let mut writer = raw.writer()?;
-    std::io::copy(body, &mut writer)?;
+    std::io::copy(body, &mut writer).with_context(|| format!("cannot download {}", &sha[..store::ID_LEN]))?;
     finish_checked(writer, sha, remote)
 }
 

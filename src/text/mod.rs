@@ -9,6 +9,219 @@
 //! every signal line (or counts it with the command that shows it) is the
 //! answer. Status comes from the exit code only: a non-zero code is stated
 //! as `exit N`, never guessed from the text.
+//!
+//! # Design: Text (`src/text/`)
+//!
+//! Non-JSON stdout reaches `text::render(text, hint, settings)` only with a hint
+//! (the shim's command line, for every command an agent reads, or `--cmd
+//! "cargo test" --exit 101` in filter mode); without one, text passes through
+//! untouched. The layout follows the flow: `clean` → `ledger` → candidates
+//! (`filters/`, `generic`) → `guard`, which has the last word.
+//!
+//! 1. `clean`: ANSI stripped, man-page overstrike (`N\bN`, `_\bN`) reduced to
+//!    the printed character, each `\r`-redrawn line reduced to its final state
+//!    (progress bars), lines of only blanks emptied (a line with content keeps
+//!    its trailing blanks: quoted byte for byte, pytest's `test_x.py:24: `).
+//!    Line numbers stay those of the raw output.
+//! 2. `ledger` marks the signal lines of the cleaned text, independent of any
+//!    filter: a pure function over lines (`ledger::scan`), or line by line
+//!    (`ledger::Scanner`, for a capture that never holds the whole output).
+//!    Detectors (`DETECTOR_SPECS`, one kind per line, first match wins):
+//!    - trace: Python `Traceback`, its user frames (`File "…"` outside
+//!      libraries) and final exception line, chaining lines; Java/Node/.NET `at`
+//!      frames of user code and the error line above the first frame, every
+//!      `Caused by:`; Go `panic:`, `fatal error:`, `goroutine N [...]:`; Rust
+//!      `panicked at`;
+//!    - diagnostic: `path:line[:col]: error|warning|fatal|style|portability|
+//!      performance …` (also `(l,c)`), `path:l:c - error`, lint codes after a
+//!      location (`E302`, `C0103:`), notes carrying a check code (`[SC2086]`),
+//!      rustc `error[E…]:`/`error:`/`warning:` headers, `--> path:line:col`
+//!      outside the toolchain, `error TS…`;
+//!    - test-failure: `FAIL`, `FAILED`, `--- FAIL`, `not ok N`, `✗ ✕ × ✖`
+//!      marks, ExUnit `N) test`, `rspec path:line`; Go's testing log lines
+//!      (`    name_test.go:12: got 3, want 4`: indented, a bare `.go` file
+//!      name) of a failed test — after its `--- FAIL:` line, or streamed
+//!      before it with `-v` (held since the last `--- PASS`/`--- SKIP`, marked
+//!      at a `--- FAIL:`, a `panic:` or the package's `FAIL`); a passing
+//!      test's log is not signal;
+//!    - oom: `Out of memory: Killed process`, `oom-killer`, `oom_reaper`,
+//!      `OOMKilled`, `Killed process N`;
+//!    - http-5xx: a 5xx status after `HTTP/x"` or in a `status=`/`code` field;
+//!    - level: ERROR, FATAL, CRITICAL, SEVERE, EMERG, ALERT, PANIC in capitals,
+//!      `level=error`, `"level":"error"`, `[error]`/`[crit]`, glog `E0123`;
+//!    - summary: known result/footer lines (`test result:`, pytest's `== N
+//!      passed in Xs ==`, `Tests: N …`, `Found N errors`, `added N packages`,
+//!      `Finished …`, `BUILD …`, `make: ***`, `Plan: N to add` …) anywhere, and
+//!      lines with a count of results among the last three non-blank lines.
+//!
+//!    Also, found on captures of kinds no filter was written for
+//!    (`fixtures/text/local/repro/unseen.sh`): an exception line on its own
+//!    (`TypeError: …`, `│ Error: …`, `java.lang.X: …`, `** (RuntimeError) …`),
+//!    sanitizer reports (`==N==ERROR: AddressSanitizer`, `SUMMARY: …`), failed
+//!    C asserts, UBSan `path:l:c: runtime error:`, Python warnings
+//!    (`app.py:27: DeprecationWarning:`), linker errors (`undefined reference
+//!    to`, `collect2: error:`), `CMake Error at`, shell errors (`x.sh: line N:
+//!    … command not found`), PHP/Ruby/Perl error lines, kernel crash lines
+//!
+//!    (`segfault at`, `general protection fault`, `BUG:`, `Call Trace:`,
+//!    hung tasks, `Kernel panic`), apt's `E:`, PostgreSQL's `DETAIL:  `/
+//!    `STATEMENT:  ` lines, processes that died of a signal or failed as a
+//!    supervisor or shell reports it (systemd's `code=dumped, status=11/SEGV`,
+//!    `code=exited, status=1/…`, `Failed with result '…'`, `(core dumped)`;
+//!    from the held-out set, `repro/heldout.sh`), cfn-lint's `E3012 …` and its bare `path:l:c`
+//!    line, hadolint's `path:l DL3000 …`, and TAP/doctest/googletest/
+//!    ctest/PHPUnit summaries (`Result: FAIL`, `Files=N, Tests=N`,
+//!    `***Test Failed***`, `[  FAILED  ]`). Java's `... N more` lines are
+//!    quoted with their trace.
+//!    A stems prefilter (plus "has a `:digit`") skips most lines before the
+//!    detector set runs. The detector set and the other per-line patterns every
+//!    text command compiles (`kind`'s stamps, error and count lines) are byte
+//!    regexes with ASCII classes (`text::ascii_regex`): compiling Unicode `\w`/
+//!    `\d` tables was ~75 % of a short text command's CPU. `text::is_signal_line` is the one-line form (no
+//!    context) for the shim's bounded capture.
+//! 3. `command::Invocation` names the tool and subcommand: env assignments
+//!    (`RUST_BACKTRACE=1`), wrappers (`npx`, `uv run`, `poetry run`, `sudo`,
+//!    `python -m X` → `X`) and value-taking global flags (`git -C dir`,
+//!    `kubectl -n ns`) are skipped. `text::claims` is "some filter claims this
+//!    invocation".
+//! 4. Candidate 0, the user's filter for the command (`[[filter]]` in the
+//!    settings files, `crate::userfilter`), when one matches and its rules
+//!    change the text; `builtin = false` in it skips candidate 1.
+//!    Candidate 1, the tool's filter. The registry (`FILTERS` in
+//!    `filters/mod.rs`, one module per tool family under `filters/`) holds one
+//!    `Filter` per tool family: `cargo` (and `rustc`; not `cargo run`: its
+//!    stdout is the program's; cargo-nextest's captured output per failing
+//!    test reduced like libtest's), `python` (pytest, `python -m unittest`),
+//!    `gotool`, `jstest` (jest, vitest, `node --test` incl. TAP), `exunit`
+//!    (`mix test`), `lint` (tsc, eslint, ruff/mypy/flake8/pylint/pyright,
+//!    shellcheck), `git` (status, diff/show, log, push/pull/fetch/clone),
+//!    `install` (npm/pnpm/yarn/pip/uv installs, `npm ls`, apt-get),
+//!    `terraform` (plan/apply: values and changes kept; block syntax, unknown
+//!    values, `# (N unchanged attributes hidden)` notes and refresh/progress
+//!    lines counted), `cc` (make, gcc/clang, javac: notes and
+//!    `required from` steps in system headers counted, with the notes nested
+//!    under such a candidate wherever they point (and their `show --grep`),
+//!    the user's kept, code frames dropped), `maven` (progress counted; the failure trailer that
+//!    repeats every error goes with its `show --grep` command), `docker`,
+//!    `kubectl`, `valgrind` (banner and flag hints counted, `==PID==` lines
+//!    with nothing after the tag emptied), `listing` (grep/rg, find/fd, ls -l/-R). A filter gets the cleaned text and
+//!    the guard's `Source` (raw lines, ledger, stored id, budget) for count
+//!    lines. A filter keeps failing test names,
+//!    `path:line[:col]` locations, error codes and messages, assertion values and
+//!    summary counts, each tool line it keeps quoted as printed (pytest's `=`
+//!    bars, mypy's parenthetical, `--> path`), and drops passes, progress,
+//!    banners and library frames (`clean::is_library_path`). It returns `None`
+//!    when its anchors are missing. Listings (`Filter::lossless`: grep, find,
+//!    ls) are the answer: every grep hit as printed (`path:line:text`), every
+//!    find path as printed, dependency folders the command did not name
+//!    counted per package with the command that prints them; past the budget
+//!    find's paths are grouped by directory (every name kept) and the files or
+//!    folders that still do not fit are counted, each with its `tokensieve
+//!    show ID --grep`. `git log` passes whole when it is short (4,000 chars)
+//!    or its messages are written prose (messages are documents, cut only by
+//!    the budget's view); only a log whose message lines mostly repeat a
+//!    template (one word aside, three lines alike: bot bumps, scripted
+//!    commits) gets one line per commit; `git diff`/`show` quote each hunk header and keep every
+//!    changed line within the budget. Other filters' output, for an input past
+//!    twice the threshold whose summary is still over half its size, is
+//!    condensed (`condense`): a family of findings (same message once the
+//!    location and quoted names are set aside; errors never) keeps its first
+//!    line and lists every other member's location and names, each path once
+//!    (`… 7 more like it in src/ at a.c:5:3, 9:1; b.c:7:2 (8 lines: tokensieve
+//!    show ID --grep '…')`; from 1.5× the text threshold, about the 2,000
+//!    tokens past which an output must be halved); then `cap` keeps the summary's head and tail within 45 % plus
+//!    every line of the cut middle that holds a signal line or a count line.
+//! 5. Candidate 2, `generic`. A command's JSON lines whose records all carry
+//!    a level and a time key (`kind::json_lines_log`, sampled) are a log, not
+//!    a document: `pipeline` sends them here rather than to the JSON outline,
+//!    so the error record and the last records are quoted as printed (without
+//!    a command hint JSON lines stay JSON). `kind::asked` reads what the command asked for:
+//!    documentation (`--help`, `-h`, `help` subcommands, `man`, `pydoc`,
+//!    issue and pull-request views, `git log`/`show`/`blame`/`cat-file`) is a document
+//!    whatever its lines look like; a file's content (`cat`, `head`, `tail`,
+//!    `sed`, `less`...) is a document unless 30 % of its lines are stamped with
+//!    a time or level (a log file read whole: a C header's `# define` lines or
+//!    a Cargo.lock repeat their shapes, but they are still the file). For any
+//!    other output `kind::classify` decides from the text whether it reads as
+//!    a log: at least 12 non-blank lines and one of: 30 % stamped with
+//!    a time or level near the line start, 50 % opening like the line before
+//!    (first two words, numbers aside), 50 % of the same shape as the line
+//!    before, 60 % of a shape shared by 3+ lines. An output made mostly of stack
+//!    traces counts as a log too (a crash report).
+//!    - A document (help and man pages, files, issue and commit texts,
+//!      listings) passes whole: only runs of 3+ identical lines fold to
+//!      `line (×N)`. Receipt shape `text:document`. The budget (issue 12) is the
+//!      one place that may cut it. A program's output that reads as a document
+//!      (nothing asked for a document or a file) still gets its stack traces
+//!      as blocks (below: library frames counted).
+//!    - A log is folded: identical runs → `line (×N)`; runs of 3+ lines that
+//!      differ only in numbers/hex ids keep their distinguishing values in
+//!      place (`app.py:11,14,17:1: E302 … (×3 similar)`, times, durations and
+//!      percentages aside) when one or two places vary, else
+//!      `first (×N similar)`, and the run's last line follows as printed; a run
+//!      of similar ledger lines keeps its first line, then `… N more like it:`
+//!      its values and a count line (or every line when short or when no count
+//!      line can be given); keyword
+//!      lines (error/warn/fail/… words, HTTP 4xx/5xx) only with their own kind;
+//!      caret-only lines go. `blocks` makes each stack trace one atomic item
+//!      (Python incl. chained, Java with `Caused by:`, Node, .NET, Go panics,
+//!      Rust panics): header, user frames with their source line, causes and
+//!      exception lines kept, library frames counted (`… N library frames`).
+//!    - A log still above `text_threshold` (4,000 chars) gets `summary`: line
+//!      and keyword counts, head 5 and tail 10 items, between them every stack
+//!      trace whole with the line it interrupted (the last line of the run
+//!      before it, as printed: where the program was; so too in the head and
+//!      tail, and the output's last run, blank lines aside, ends with its last
+//!      line) and every ledger line (`L123: …`, verbatim); a shape with
+//!      more than 3 distinct ledger lines shows its first line, its values and
+//!      a count line, the other keyword lines one per shape, then the most
+//!      common line shapes.
+//!    - A test run (`runner::is_test_run`, from the command: `pytest`,
+//!      `prove`, `python -m doctest`, `ctest`, `jest`, `go test`, `npm test`,
+//!      `mix test`, `cargo nextest run`, `node --test`, a `*_test` binary...)
+//!      has its filter's or the generic rendering passed through `runner`:
+//!      a run of 4+ lines repeating earlier ones (indentation aside) and
+//!      holding a failure or diagnostic line (node's `✖ failing tests:` recap)
+//!      becomes `(N lines repeated from above, from "…")`; and when the run
+//!      failed (exit code, or a test-failure line), passing-test records (TAP
+//!      `ok N`, `✔`/`✓`, nextest `PASS [`, `… ... ok`, `--- PASS:`, pytest
+//!      `PASSED`, gtest `[       OK ]`, ctest `Passed`, doctest's `Trying:`
+//!      … `ok` examples, go's `ok  pkg 0.1s`, dotnet's `Passed`), per-test
+//!      start lines (`[ RUN      ]`, `Start N:`, `=== RUN`) and gradle's
+//!      `> Task :x` progress go (gradle and maven builds run tests too), counted by one line `passing tests not shown (N lines:
+//!      tokensieve show ID --grep 'RE')` whose grep prints them. Lines holding
+//!      a signal line stay; with no stored raw nothing goes; in an all-passing
+//!      run the passes are the answer and stay.
+//! 6. `guard` checks a candidate against the ledger: every signal line must be
+//!    in it verbatim (inside one rendered line, with its leading indentation:
+//!    only trailing blanks are ignored, so a kept frame or message that lost its
+//!    indentation counts as lost) or counted by
+//!    a line of ours of the one accepted form `(N lines: tokensieve show ID
+//!    --grep 'RE')` — the guard runs that grep over the raw lines exactly as
+//!    `tokensieve show` does and requires the count to be what it prints and
+//!    the lines it prints to include the ones counted. A failing candidate is
+//!    replaced by the next one (filter → generic → the cleaned text whole);
+//!    `TOKENSIEVE_DEBUG=1` prints why on stderr. Candidate 0 (user filters) is
+//!    checked inside `render` like the others; a rendering made anywhere else
+//!    goes through the same guard with `text::check_rendering(raw, rendering,
+//!    settings)`: `Ok(())`, or the reason in one line, after which the caller
+//!    delivers `text::render`'s answer instead (each candidate guarded).
+//! 7. `mod.rs` adds `exit N` for a non-zero status (from the exit code only)
+//!    and `settings.raw_note` (where the raw bytes are stored) for outputs above
+//!    the threshold that were summarised; a rendering equal to the raw text
+//!    passes the raw bytes instead.
+//!
+//! The handoff then keeps whichever of raw and summary has fewer tokens.
+//! Fixtures: `fixtures/text/` (shared corpus) and `fixtures/text/local/` (runs
+//! captured here, see its README; its set folders `build`, `tests`, `lint`,
+//! `logs`, `pkg`, `search`, `vcs` and `docs` (documents) come with the scripts that
+//! made them in `repro/`), all checked by `tests/text_fixtures.rs`, whose
+//! `KNOWN_FAILURES` lists the captures that still lose signal;
+//! `tests/text_guard.rs` runs the guard's promises through the binary;
+//! `text::properties` (proptest) injects signal lines of every detector kind
+//! into random noise and renders them as the output of every filter's commands
+//! and of unclaimed ones: each must be shown or counted by a command that
+//! prints it (re-checked by the test's own grep), and marked by the ledger.
 
 mod blocks;
 mod condense;
@@ -16,6 +229,8 @@ pub mod filters;
 mod generic;
 pub mod guard;
 mod kind;
+#[cfg(test)]
+mod linear;
 pub use kind::json_lines_log;
 #[cfg(test)]
 mod properties;

@@ -8,6 +8,48 @@
 //! `discover` pairs the shell commands with their outputs (`events`);
 //! `session compact` rewrites lines in place (`compact`), editing only the
 //! bytes of the string values it changes (`spans`).
+//!
+//! # Design: Transcripts (`src/transcript/`, `src/cli/{discover,session}.rs`)
+//!
+//! Agent session logs, one JSON line at a time (`Reader`: `read_until` into
+//! one reused buffer, so a line of any length reads whole and memory is the
+//! longest line, not the file). Per line, `spans::index` records where each
+//! value sits in the bytes (a small validating scanner; not JSON → the line is
+//! reported and kept) and `detect` names the format: Claude Code (`type` user,
+//! assistant, system, summary, progress, file-history-snapshot,
+//! queue-operation), Codex (a typed line with a `payload`: session_meta,
+//! turn_context, event_msg, response_item and the metadata types newer
+//! versions add), seed 003 (`kind`/`role`). `kind` sorts it into header, user
+//! turn, tool result, assistant or other. `events` gives the tool calls (id,
+//! tool, shell command, file path) and results (the string node the model
+//! read, the error flag), `split_exit` a result's status header, and
+//! `hint_command` the command a shell call's output came from.
+//!
+//! - `compact::Session::compact_line` (pure; the tool-result compactor is a
+//!   closure) applies seed 003's contract: edits are byte ranges of string
+//!   values, spliced into the line (`spans::splice`), so nothing else is
+//!   re-serialised. Transforms in `strip` (NFC through `unicode-normalization`,
+//!   zero-width, whitespace, stop words, synonyms). Stats count entries, bytes
+//!   and content tokens per kind (`auditor::count`).
+//! - `session.rs`'s `ResultStore` is that closure: an output already seen
+//!   (sha256) becomes a reference; a numbered listing (`numbered::split`) loses
+//!   its numbers and, read again from the same line, becomes its changes since
+//!   the previous whole read (`numbered::changes`, Myers' diff on lines, given
+//!   up past 400 edits); everything goes through `handoff::assess_with` — the
+//!   handoff's own plan, render and settle, nothing written — and only a
+//!   rendering that wins is kept, after `Store::put` stored the original.
+//! - `discover.rs` pairs each shell call with its result, checks for a receipt
+//!   or a history row (`history::tool_times`), and otherwise asks
+//!   `handoff::assess` what `tokensieve --cmd CMD --exit N` would have saved
+//!   (same settings, same store plan, the short receipt's tokens counted).
+//!
+//! Fixtures: `fixtures/sessions/` (the shared corpus's Claude sessions, and
+//! Codex 0.169.0 rollouts written by the real `codex exec` against
+//! `tests/agents/model.rs`, `codex/repro.sh`). `tests/transcript.rs` checks the
+//! contract on every line and on synthetic lines (proptest), every compacted
+//! result against `show`, the ≥ 25 % target, and discover against
+//! `tokensieve --cmd` run per output; `scripts/transcript-rss.sh` measures a
+//! 100 MB transcript's peak RSS.
 
 pub mod compact;
 pub mod events;

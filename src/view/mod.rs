@@ -10,6 +10,35 @@
 //! - Text: whole lines by priority (signal lines and their blocks, then the
 //!   head and tail, then the rest as room allows), gaps stated with the
 //!   `--lines` range that shows them.
+//!
+//! # Design: Budget and views (`src/budget.rs`, `src/view/`, `src/jq.rs`)
+//!
+//! `config` resolves the budget into `Settings.budget` (`None`: off; `budget::parse` checks a value, `budget::harness_default` follows `BASH_MAX_OUTPUT_LENGTH`).
+//! `pipeline::render_json` measures a document for a view before the sieve consumes it
+//! when the input itself is over the budget (`view::prepare`: the outline of
+//! every path, counted in one walk over a tree of paths, and the arrays to
+//! cut with their signal rows, `view/signal.rs`), compresses as always (a
+//! large document's Outline stops being written once it passes the budget:
+//! `router::route_within`, `outline::encode_within`, which stops before it
+//! builds the table of an array of 64 or more items whose cells in
+//! non-constant columns alone, one char each at least, pass what is left:
+//! `flatten::varying_cells`), and only when the
+//! rendering does not fit builds the view (`view::json`): the
+//! cut arrays sliced out of the *reduced* document (the sieve and deduper work
+//! per element, so a slice of the reduced document is the reduced slice; when
+//! the sieve dropped elements of a cut array, the raw is parsed again so row
+//! numbers stay the raw's), the number of rows found from a guess (the size
+//! of 8 rows), then steps that double, then halving
+//! (no try renders much more than the budget), each try written as Outline
+//! with the cut tables' headers naming every column of the whole array
+//! (`outline::encode_wide`, columns from `flatten::columns`).
+//! Text (`view/text.rs`) keeps whole lines by the signal ledger's priority.
+//! `handoff::settle` takes a view whatever its token count (the raw bytes would
+//! be cut by the harness). The views' commands use `Settings.raw_id`, set by
+//! the handoff with the store's plan. `tokensieve show ID --jq F [--slurp]`
+//! (`src/jq.rs`) runs a jq program with jaq over the stored raw output (after
+//! the scrubber), one JSON value per output line, and delivers the answer
+//! through `handoff::deliver` like any output. Grammar: docs/FORMAT.md §8.
 
 mod paths;
 mod signal;

@@ -2,7 +2,7 @@
 //! output, chosen by priority, in their own order, with every gap stated as
 //! the `--lines` range that shows it.
 //!
-//! Priority: signal lines (the signal ledger, `text::ledger`) with their blocks (the line
+//! Priority: signal lines (the signal ledger, `lines::ledger`) with their blocks (the line
 //! before, and the indented or signal lines after), first to last; then the
 //! first `HEAD` and last `TAIL` lines; then more of the start and end, as
 //! room allows.

@@ -36,6 +36,25 @@ pub struct Sandbox {
     pub front: Vec<PathBuf>,
 }
 
+/// A test that fails (or a tool that outlives its test) leaves nothing
+/// running: every process whose command line names the sandbox (its tools
+/// are scripts in it) is killed when the sandbox goes.
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        let dir = self.dir.path().to_string_lossy().into_owned();
+        let Ok(procs) = fs::read_dir("/proc") else { return };
+        for e in procs.flatten() {
+            let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() else { continue };
+            let Ok(cmdline) = fs::read(e.path().join("cmdline")) else { continue };
+            if pid as u32 != std::process::id() && String::from_utf8_lossy(&cmdline).contains(&dir) {
+                // SAFETY: ending a process this test started (it runs a
+                // script of the test's own temporary folder).
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+            }
+        }
+    }
+}
+
 impl Sandbox {
     pub fn new() -> Sandbox {
         let dir = tempfile::tempdir().unwrap();
