@@ -3,10 +3,10 @@
 //! 30,000 chars and removes the middle); above the budget we print a view
 //! (`crate::view`) instead, which says what it left out and how to get it.
 //!
-//! The focus size (`FOCUS_DEFAULT`, 1,000 cl100k tokens;
-//! `TOKENSIEVE_FOCUS=N|off`, `Settings.focus`) is SPEC §6c's smaller limit:
-//! record-like text whose whole rendering passes it gets a focus view from
-//! its filter (`past_focus`): `git log` one line per commit plus bodies
+//! The focus size (`FOCUS_DEFAULT`; `TOKENSIEVE_FOCUS=N|off`,
+//! `Settings.focus`) is SPEC §6c's smaller limit. Record-like text whose
+//! whole rendering passes `record_focus` of it gets a focus view from its
+//! filter (`past_focus`): `git log` one line per commit plus bodies
 //! while they fit and the `show --lines` range of the rest, `git blame` a
 //! line of ours per run of lines from one commit, long runs of a diff cut
 //! around their `show --lines` range (`text/filters/git.rs`). Lines of ours
@@ -28,25 +28,16 @@ const HARNESS_DEFAULT: usize = 30_000;
 /// line or two, a few rows).
 pub const MIN: usize = 2_000;
 
-/// The focus size (SPEC §6c, `TOKENSIEVE_FOCUS`, `focus` in a settings
-/// file): structured output whose whole rendering passes this many tokens
-/// (cl100k) gets a focus view (the answer first, the rest named by a `show`
-/// command that prints it); below it, output is whole. Of the order of a
-/// screen of text: the public session bench's record-like outputs (a
-/// 10-commit `git log --stat`, 1,229 tokens) pass it, a short log does not.
-pub const FOCUS_DEFAULT: usize = 1_000;
-/// Smallest focus size: a view's own header costs tens of tokens.
-pub const FOCUS_MIN: usize = 200;
+/// Record-like text (`git log`, `git blame`) gets its focus view past
+/// twice the focus size and keeps message bodies up to it: its records are
+/// prose the agent reads whole, not columns to rank, and a log of ten
+/// commits with their bodies (the session bench's `git log --stat -n 10`,
+/// 1,229 tokens) should keep the bodies that fit in 1,000 tokens.
+pub const RECORD_FOCUS_FACTOR: usize = 2;
 
-/// A focus setting's value: a number of tokens (at least `FOCUS_MIN`) or
-/// `off` (`None`: every rendering whole).
-pub fn parse_focus(v: &str) -> Result<Option<usize>> {
-    let v = v.trim();
-    if v.eq_ignore_ascii_case("off") {
-        return Ok(None);
-    }
-    let Ok(n) = v.parse::<usize>() else { bail!("must be a number of tokens or 'off', got '{v}'") };
-    Ok(Some(n.max(FOCUS_MIN)))
+/// The focus size for record-like text, from the shared one (`None`: off).
+pub fn record_focus(focus: Option<usize>) -> Option<usize> {
+    focus.map(|f| f.saturating_mul(RECORD_FOCUS_FACTOR))
 }
 
 /// Whether `rendering` is past the focus size `focus` (`None`: off).
@@ -68,6 +59,25 @@ pub fn parse(v: &str) -> Result<Option<usize>> {
     }
     let Ok(n) = v.parse::<usize>() else { bail!("must be a number of characters or 'off', got '{v}'") };
     Ok(Some(n.max(MIN)))
+}
+
+/// Tokens of JSON rendering above which a focus view is tried (SPEC §6c,
+/// `crate::focus`). Chosen with scripts/bench-focus.py over fixtures/json:
+/// below ~500 tokens the view's header line and its command take most of
+/// what it saves.
+pub const FOCUS_DEFAULT: usize = 500;
+
+/// A focus setting's value (`TOKENSIEVE_FOCUS`, `focus` in a settings
+/// file): a number of tokens, or `off` (`None`).
+pub fn parse_focus(v: &str) -> Result<Option<usize>> {
+    let v = v.trim();
+    if v.eq_ignore_ascii_case("off") {
+        return Ok(None);
+    }
+    match v.parse::<usize>() {
+        Ok(n) => Ok(Some(n)),
+        Err(_) => bail!("must be a number of tokens or 'off', got '{v}'"),
+    }
 }
 
 /// The budget when nothing sets it: `BASH_MAX_OUTPUT_LENGTH` (the

@@ -42,16 +42,18 @@ pub struct Settings {
     /// Characters of stdout the agent's harness shows whole (`crate::budget`);
     /// a longer rendering becomes a view. `None`: no limit.
     pub budget: Option<usize>,
-    /// Tokens of rendering past which structured output gets a focus view
-    /// (`crate::budget::FOCUS_DEFAULT`, `TOKENSIEVE_FOCUS`). `None`: off,
-    /// every rendering whole (the default of `Settings::default()`).
-    pub focus: Option<usize>,
     /// What stdout carries: the compressed text, or the typed result with it
     /// as JSON or YAML (`--format`, `TOKENSIEVE_FORMAT`).
     pub format: Format,
     /// The user's `[[filter]]`s (`crate::userfilter`), tried before the
     /// built-in text filters.
     pub user_filters: std::sync::Arc<[crate::userfilter::UserFilter]>,
+    /// Tokens of JSON rendering above which a focus view is tried
+    /// (`crate::focus`, `TOKENSIEVE_FOCUS`; record-like text past
+    /// `budget::record_focus` of it); `None`: off.
+    pub focus: Option<usize>,
+    /// The user's `[[view]]`s (`crate::userview`), tried before ours.
+    pub user_views: std::sync::Arc<[crate::userview::View]>,
 }
 
 /// The JSON deduper's rule (`crate::json::deduper`).
@@ -131,9 +133,10 @@ impl Default for Settings {
             receipt: ReceiptForm::Long,
             raw_id: None,
             budget: None,
-            focus: None,
             format: Format::Text,
             user_filters: std::sync::Arc::from(Vec::new()),
+            focus: None,
+            user_views: std::sync::Arc::from(Vec::new()),
         }
     }
 }

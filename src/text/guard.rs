@@ -35,7 +35,8 @@ pub struct Source<'a> {
     /// (`Settings::budget`; `None`: no limit). A listing past it counts, with
     /// the command, what it cannot show.
     pub budget: Option<usize>,
-    /// `Settings::focus`: record-like text past it gets a focus view.
+    /// The focus size for record-like text (`budget::record_focus` of
+    /// `Settings::focus`): past it, such text gets a focus view.
     pub focus: Option<usize>,
     /// Set when `raw` is an excerpt of a larger output: where its lines are
     /// in the whole, and the whole's size.

@@ -324,7 +324,7 @@ fn render_lines(
         id: settings.raw_id.as_deref().filter(|_| settings.excerpt.is_none()),
         excerpt: settings.excerpt.as_ref(),
         budget: settings.budget,
-        focus: settings.focus,
+        focus: crate::budget::record_focus(settings.focus),
     };
     let builtin = if user.is_some_and(|u| !u.builtin) { None } else { filter_for(&hint.command) };
     if text.len() < TINY && proposes.is_none() {
@@ -420,7 +420,7 @@ pub fn check_rendering(raw: &str, rendering: &str, settings: &Settings) -> Resul
         id: settings.raw_id.as_deref().filter(|_| settings.excerpt.is_none()),
         excerpt: settings.excerpt.as_ref(),
         budget: settings.budget,
-        focus: settings.focus,
+        focus: crate::budget::record_focus(settings.focus),
     };
     guard::check(rendering, &src).map_err(|b| b.describe(&src))
 }

@@ -10,7 +10,7 @@
 //!   deleted file's body) keep their first and last lines around `… N more
 //!   added lines (tokensieve show ID --lines A:B) …`.
 //! - log: record-like text. Past the focus size (`TOKENSIEVE_FOCUS`,
-//!   `crate::budget::FOCUS_DEFAULT` tokens) it gets a focus view: a line
+//!   `crate::budget::record_focus`, 1,000 tokens) it gets a focus view: a line
 //!   per commit (short hash, decoration, date, author when it changes,
 //!   subject; one author is said once), then bodies and `--stat` file lists
 //!   in order while the view stays within the focus size, and the `show
@@ -400,7 +400,11 @@ fn commits(text: &str) -> Option<Vec<Commit>> {
 /// kept then.
 fn log(text: &str, src: &Source) -> Option<String> {
     let commits = commits(text)?;
-    let room = if src.id.is_some() { src.focus.unwrap_or(crate::budget::FOCUS_DEFAULT) } else { usize::MAX };
+    let room = match (src.id, src.focus) {
+        (None, _) => usize::MAX,
+        (Some(_), Some(f)) => f,
+        (Some(_), None) => crate::budget::RECORD_FOCUS_FACTOR * crate::budget::FOCUS_DEFAULT,
+    };
     let id = src.id.unwrap_or_default();
     let all = src.id.map_or_else(
         || "the raw output was not stored".to_string(),
