@@ -247,7 +247,8 @@ fn query(raw: &[u8], filter: &str, slurp: bool, global: &Global) -> Result<ExitC
     if !text.is_empty() {
         text.push('\n');
     }
-    handoff::deliver(text.as_bytes(), None, &global.settings, started).context("cannot write to stdout")?;
+    handoff::deliver(text.as_bytes(), None, &global.settings, &crate::config::get().store(), started)
+        .context("cannot write to stdout")?;
     Ok(ExitCode::SUCCESS)
 }
 
