@@ -31,6 +31,25 @@ pub fn parse(v: &str) -> Result<Option<usize>> {
     Ok(Some(n.max(MIN)))
 }
 
+/// Tokens of JSON rendering above which a focus view is tried (SPEC §6c,
+/// `crate::focus`). Chosen with scripts/bench-focus.py over fixtures/json:
+/// below ~500 tokens the view's header line and its command take most of
+/// what it saves.
+pub const FOCUS_DEFAULT: usize = 500;
+
+/// A focus setting's value (`TOKENSIEVE_FOCUS`, `focus` in a settings
+/// file): a number of tokens, or `off` (`None`).
+pub fn parse_focus(v: &str) -> Result<Option<usize>> {
+    let v = v.trim();
+    if v.eq_ignore_ascii_case("off") {
+        return Ok(None);
+    }
+    match v.parse::<usize>() {
+        Ok(n) => Ok(Some(n)),
+        Err(_) => bail!("must be a number of tokens or 'off', got '{v}'"),
+    }
+}
+
 /// The budget when nothing sets it: `BASH_MAX_OUTPUT_LENGTH` (the
 /// harness's own cap) scaled to leave the same room as the default, else
 /// `DEFAULT`.

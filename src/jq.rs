@@ -48,6 +48,30 @@ pub fn run(filter: &str, raw: &[u8], slurp: bool) -> Result<Vec<String>> {
     Ok(out)
 }
 
+/// Runs `filter` once on `input` (a document already parsed) and returns
+/// its outputs as JSON values: the focus views (`crate::focus`) are jq
+/// programs over the document the tool wrote.
+pub fn run_value(filter: &str, input: &serde_json::Value) -> Result<Vec<serde_json::Value>> {
+    let compiled = compile(filter)?;
+    let text = input.to_string();
+    let input = jaq_json::read::parse_many(text.as_bytes())
+        .next()
+        .ok_or_else(|| anyhow!("no input"))?
+        .map_err(|e| anyhow!("input: {e}"))?;
+    let ctx = Ctx::<data::JustLut<Val>>::new(&compiled.lut, Vars::new([]));
+    let mut out = Vec::new();
+    for v in compiled.id.run((ctx, input)) {
+        let v = v.map_err(|e| anyhow!("jq error: {:?}", e.get_err().map(|e| e.to_string()).ok()))?;
+        out.push(serde_json::from_str(&v.to_string())?);
+    }
+    Ok(out)
+}
+
+/// Whether `filter` compiles (a user's view, checked before use).
+pub fn compiles(filter: &str) -> Result<()> {
+    compile(filter).map(|_| ())
+}
+
 type Filter = jaq_core::Filter<data::JustLut<Val>>;
 
 fn compile(filter: &str) -> Result<Filter> {

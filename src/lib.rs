@@ -11,6 +11,7 @@ pub mod cli;
 pub mod command;
 pub mod config;
 pub mod debug;
+pub mod focus;
 pub mod handoff;
 pub mod history;
 pub mod homefs;
@@ -29,6 +30,7 @@ pub mod transcript;
 pub mod typed;
 pub mod untrusted;
 pub mod userfilter;
+pub mod userview;
 pub mod view;
 
 use std::ffi::OsString;

@@ -23,7 +23,7 @@ pub fn render_typed(
         Route::Binary => return (None, None),
         Route::Json(text) => match crate::json::parse(raw) {
             Some(value) => {
-                let rendered = render_json(value, crate::json::Source::Bytes(raw), settings);
+                let rendered = render_focused(value, crate::json::Source::Bytes(raw), hint, settings);
                 return (Some(crate::json::with_status(rendered, hint.map(|h| h.exit_code))), None);
             }
             None => text,
@@ -77,6 +77,45 @@ pub fn render_json(value: serde_json::Value, raw: json::Source, settings: &Setti
         );
     }
     out
+}
+
+/// `render_json`, or above the focus size a focus view (`crate::focus`)
+/// when it saves a quarter of the tokens or more; past the budget, the
+/// focus view when it fits (every record, fewer fields), else the budget
+/// view (every field, fewer records): one decision for both views.
+pub fn render_focused(
+    value: serde_json::Value,
+    raw: json::Source,
+    hint: Option<&Hint>,
+    settings: &Settings,
+) -> Rendered {
+    let Some(size) = settings.focus else { return render_json(value, raw, settings) };
+    // Fewer bytes than the focus size in tokens: the rendering is smaller.
+    // From 1 MiB on, the document is the large path's (`handoff::large`),
+    // whose tree must not be copied: the budget view is its view.
+    if raw.len() <= size || raw.len() >= LARGE_JSON {
+        return render_json(value, raw, settings);
+    }
+    let doc = value.clone();
+    let full = render_json(value, raw, settings);
+    let over_budget = matches!(full.shape, Shape::View { .. });
+    let full_tokens = crate::auditor::count(settings.encoding, &full.text);
+    if !over_budget && full_tokens <= size {
+        return full;
+    }
+    let words = hint.map(|h| h.command.as_slice()).unwrap_or(&[]);
+    let slurp = json::slurped(raw, &doc);
+    match crate::focus::view(&doc, words, slurp, settings) {
+        Some(v) if over_budget && budget::fits(&v.text, settings.budget) => v,
+        Some(v)
+            if !over_budget
+                && crate::auditor::count(settings.encoding, &v.text) as f64
+                    <= full_tokens as f64 * (1.0 - crate::focus::MIN_SAVING) =>
+        {
+            v
+        }
+        _ => full,
+    }
 }
 
 /// Which path the bytes take, decided once, here.

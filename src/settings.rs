@@ -48,6 +48,11 @@ pub struct Settings {
     /// The user's `[[filter]]`s (`crate::userfilter`), tried before the
     /// built-in text filters.
     pub user_filters: std::sync::Arc<[crate::userfilter::UserFilter]>,
+    /// Tokens of JSON rendering above which a focus view is tried
+    /// (`crate::focus`, `TOKENSIEVE_FOCUS`); `None`: off.
+    pub focus: Option<usize>,
+    /// The user's `[[view]]`s (`crate::userview`), tried before ours.
+    pub user_views: std::sync::Arc<[crate::userview::View]>,
 }
 
 /// The JSON deduper's rule (`crate::json::deduper`).
@@ -129,6 +134,8 @@ impl Default for Settings {
             budget: None,
             format: Format::Text,
             user_filters: std::sync::Arc::from(Vec::new()),
+            focus: None,
+            user_views: std::sync::Arc::from(Vec::new()),
         }
     }
 }

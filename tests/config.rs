@@ -18,6 +18,7 @@ fn sample(key: &str) -> (&'static str, &'static str) {
     match key {
         "tokenizer" => ("\"o200k\"", "o200k"),
         "budget" => ("9000", "9000"),
+        "focus" => ("800", "800"),
         "text_threshold" => ("5000", "5000"),
         "dedup" => ("\"aggressive\"", "aggressive"),
         "epoch" => ("\"keep\"", "keep"),
@@ -354,6 +355,41 @@ fn filter_test_runs_the_examples_and_reports_failures() {
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("FAIL  fetchy: test 1") && text.contains("| y 2"), "{text}");
+}
+
+/// A user's `[[view]]` decides what a JSON output's focus view shows (over
+/// the built-in view for the same command), and `filter test` runs its
+/// inline tests.
+#[test]
+fn a_user_view_focuses_json_and_its_tests_run() {
+    let home = tempfile::tempdir().unwrap();
+    let view = "[[view]]\nname = \"jobs\"\ncommands = [\"jobsctl list\"]\njq = \"records(.jobs; .id, .state)\"\n\
+                [[view.test]]\ninput = '{\"jobs\": [{\"id\": 1, \"state\": \"ok\", \"digest\": \"9f86d08\"}]}'\n\
+                shows = ['\"state\":\"ok\"']\nhides = ['9f86d08']\n";
+    fs::write(home.path().join("config.toml"), view).unwrap();
+    let jobs: Vec<String> = (0..40)
+        .map(|i| format!("{{\"id\": {i}, \"state\": \"{}\", \"digest\": \"{:040x}\", \"note\": \"job number {i} of the nightly batch\"}}", if i == 7 { "failed" } else { "ok" }, i * 7919))
+        .collect();
+    let doc = format!("{{\"jobs\": [{}]}}", jobs.join(","));
+    let input = home.path().join("jobs.json");
+    fs::write(&input, &doc).unwrap();
+    let out = cli(home.path(), home.path()).args(["--cmd", "jobsctl list"]).arg(&input).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let first = text.lines().next().unwrap();
+    assert!(first.starts_with("# view: focus on .jobs[] (40 records, 1 with signal shown whole)"), "{text}");
+    assert!(first.ends_with("--jq '.jobs[] | {id, digest, note}'"), "{first}");
+    // The failed job shows whole; the others without their notes.
+    assert!(text.contains("job number 7 of") && !text.contains("job number 8 of"), "{text}");
+
+    let out = cli(home.path(), home.path()).args(["filter", "test"]).output().unwrap();
+    let listed = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success() && listed.contains("ok    view jobs (1 tests)"), "{listed}");
+    fs::write(home.path().join("config.toml"), view.replace("hides = ['9f86d08']", "hides = ['ok']"))
+        .unwrap();
+    let out = cli(home.path(), home.path()).args(["filter", "test"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let listed = String::from_utf8(out.stdout).unwrap();
+    assert!(listed.contains("FAIL  view jobs") && listed.contains("'ok' is shown"), "{listed}");
 }
 
 #[test]

@@ -12,6 +12,8 @@ fn bin() -> Command {
     let home = std::env::temp_dir().join(format!("ts-json-filter-{}", std::process::id()));
     // Lossless output: the budget's views are checked in tests/view.rs.
     c.env("TOKENSIEVE_HOME", home).env_remove("TOKENSIEVE_TOKENIZER").env("TOKENSIEVE_BUDGET", "off");
+    // Lossless renderings: focus views are tests/focus.rs's.
+    c.env("TOKENSIEVE_FOCUS", "off");
     c
 }
 

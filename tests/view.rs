@@ -19,7 +19,10 @@ fn run(home: &Path, args: &[&str], env: &[(&str, &str)], input: &[u8]) -> Output
         .env("TOKENSIEVE_HOME", home)
         .env_remove("TOKENSIEVE_BUDGET")
         .env_remove("BASH_MAX_OUTPUT_LENGTH")
-        .env_remove("TOKENSIEVE_TOKENIZER");
+        .env_remove("TOKENSIEVE_TOKENIZER")
+        // The budget view of the whole document; the focus view (which
+        // takes its place when it fits) is tests/focus.rs's.
+        .env("TOKENSIEVE_FOCUS", "off");
     for (k, v) in env {
         cmd.env(k, v);
     }

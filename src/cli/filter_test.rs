@@ -14,24 +14,28 @@ use super::out::outln;
 
 use super::args::{FilterArgs, FilterVerb};
 use crate::config::{self, parse_layer};
+use crate::focus::library::{Run, View};
 use crate::settings::Hint;
 use crate::userfilter::{self, Spec, UserFilter};
 
 pub(crate) fn run(args: FilterArgs) -> Result<ExitCode> {
     match args.verb {
         FilterVerb::Test(a) => match a.target {
-            None => test_specs(config::get().filter_specs().to_vec(), Vec::new()),
+            None => {
+                let cfg = config::get();
+                test_specs(cfg.filter_specs().to_vec(), cfg.view_specs().to_vec(), Vec::new())
+            }
             Some(target) => test_path(&target),
         },
         FilterVerb::Try(a) => try_draft(&a.file, &a.cmd, a.exit),
     }
 }
 
-/// The filters of one file, and its warnings.
-fn read(file: &Path) -> Result<(Vec<Spec>, Vec<String>)> {
+/// The filters and views of one file, and its warnings.
+fn read(file: &Path) -> Result<(Vec<Spec>, Vec<View>, Vec<String>)> {
     let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
     let layer = parse_layer(file, &text);
-    Ok((layer.filters, layer.warnings))
+    Ok((layer.filters, layer.views, layer.warnings))
 }
 
 fn test_path(target: &Path) -> Result<ExitCode> {
@@ -46,23 +50,38 @@ fn test_path(target: &Path) -> Result<ExitCode> {
     } else {
         vec![target.to_path_buf()]
     };
-    let (mut specs, mut warnings) = (Vec::new(), Vec::new());
+    let (mut specs, mut views, mut warnings) = (Vec::new(), Vec::new(), Vec::new());
     for f in files {
-        let (s, w) = read(&f)?;
+        let (s, v, w) = read(&f)?;
         specs.extend(s);
+        views.extend(v);
         warnings.extend(w);
     }
-    test_specs(specs, warnings)
+    test_specs(specs, views, warnings)
 }
 
-fn test_specs(specs: Vec<Spec>, warnings: Vec<String>) -> Result<ExitCode> {
+fn test_specs(specs: Vec<Spec>, views: Vec<View>, warnings: Vec<String>) -> Result<ExitCode> {
     for w in &warnings {
         super::out::warn(w);
     }
-    if specs.is_empty() {
-        bail!("no [[filter]] to test");
+    if specs.is_empty() && views.is_empty() {
+        bail!("no [[filter]] or [[view]] to test");
     }
     let (mut passed, mut failed) = (0, 0);
+    // A view: its programs compile and its inline tests pass.
+    for view in &views {
+        match view.check() {
+            Ok(()) => {
+                passed += 1;
+                outln!("ok    view {} ({} tests)", view.name, view.test.len())?;
+            }
+            Err(e) => {
+                failed += 1;
+                let fail = super::out::paint("FAIL", super::out::Style::Bad, super::out::Stream::Stdout);
+                outln!("{fail}  view {}\n  {e:#}", view.name)?;
+            }
+        }
+    }
     for spec in &specs {
         if spec.test.is_empty() {
             outln!("--    {} ({}): no tests", spec.matches.as_deref().unwrap_or("regex"), spec.origin)?;
@@ -89,7 +108,7 @@ fn test_specs(specs: Vec<Spec>, warnings: Vec<String>) -> Result<ExitCode> {
 
 fn try_draft(file: &Path, cmd: &str, exit: i32) -> Result<ExitCode> {
     let started = std::time::Instant::now();
-    let (specs, warnings) = read(file)?;
+    let (specs, _, warnings) = read(file)?;
     for w in &warnings {
         super::out::warn(w);
     }

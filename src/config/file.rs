@@ -23,6 +23,8 @@ pub struct Layer {
     /// `tool` or `tool sub words` → enabled.
     pub tools: Vec<(String, bool, Source)>,
     pub filters: Vec<userfilter::Spec>,
+    /// `[[view]]` tables: the user's focus views.
+    pub views: Vec<crate::userview::View>,
     pub warnings: Vec<String>,
 }
 
@@ -56,6 +58,7 @@ pub fn parse_layer(path: &Path, text: &str) -> Layer {
                     .push(format!("{}: tool: must be a table ([tool.NAME]); ignored", at(start))),
             },
             "filter" => filters(value, path, text, &mut layer),
+            "view" => views(value, path, text, &mut layer),
             _ => match SPECS.iter().find(|s| s.key == name) {
                 Some(spec) => match scalar_text(value.get_ref(), spec.list) {
                     Some(v) => match (spec.check)(&v) {
@@ -141,6 +144,29 @@ fn filters(value: &Spanned<DeValue>, path: &Path, text: &str, layer: &mut Layer)
                 layer
                     .warnings
                     .push(format!("{}:{at}: filter: {msg}; this filter is ignored", path.display()));
+            }
+        }
+    }
+}
+
+/// `[[view]]` entries, each read on its own: a bad one is left out with a
+/// warning (its programs and inline tests are checked by
+/// `tokensieve filter test`).
+fn views(value: &Spanned<DeValue>, path: &Path, text: &str, layer: &mut Layer) {
+    let DeValue::Array(items) = value.get_ref() else {
+        let line = line_of(text, value.span().start);
+        layer.warnings.push(format!("{}:{line}: view: must be [[view]] tables; ignored", path.display()));
+        return;
+    };
+    for item in items.iter() {
+        let line = line_of(text, item.span().start);
+        let de = toml::de::ValueDeserializer::from(item.clone());
+        let checked = crate::userview::View::deserialize(de)
+            .map_err(|e| e.message().lines().next().unwrap_or("invalid").trim().to_string());
+        match checked {
+            Ok(view) => layer.views.push(view),
+            Err(msg) => {
+                layer.warnings.push(format!("{}:{line}: view: {msg}; this view is ignored", path.display()))
             }
         }
     }

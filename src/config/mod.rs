@@ -118,6 +118,13 @@ pub static SPECS: &[Spec] = &[
         list: false,
     },
     Spec {
+        key: "focus",
+        env: "TOKENSIEVE_FOCUS",
+        about: "tokens of JSON rendering above which a focus view is shown, or off",
+        check: |v| crate::budget::parse_focus(v).map(|b| b.map_or("off".into(), |n| n.to_string())),
+        list: false,
+    },
+    Spec {
         key: "text_threshold",
         env: "TOKENSIEVE_TEXT_THRESHOLD",
         about: "chars above which a text output is summarised",
@@ -234,6 +241,8 @@ pub struct Config {
     tools: Vec<(String, bool, Source)>,
     /// Filter definitions, project first, then user, each with its origin.
     filters: Vec<userfilter::Spec>,
+    /// The user's focus views (`[[view]]`), project first.
+    views: Vec<crate::userview::View>,
     /// The files that were read (for `config path` and `show`).
     pub files: Vec<PathBuf>,
     /// One line each: problems found (printed by `warn`).
@@ -375,6 +384,7 @@ fn read_layer(path: &Path, project: bool, layers: &mut Vec<Layer>, warnings: &mu
                     ));
                     layer.values.retain(|k, _| UNTRUSTED_KEYS.contains(k));
                     layer.filters.clear();
+                    layer.views.clear();
                     layer.tools.retain(|t| !t.1);
                 }
             }
@@ -392,6 +402,11 @@ fn needs_trust(layer: &Layer) -> Vec<String> {
         0 => {}
         1 => keys.push("a filter".into()),
         n => keys.push(format!("{n} filters")),
+    }
+    match layer.views.len() {
+        0 => {}
+        1 => keys.push("a view".into()),
+        n => keys.push(format!("{n} views")),
     }
     if layer.tools.iter().any(|t| t.1) {
         keys.push("tools turned on".into());
@@ -427,6 +442,7 @@ impl Config {
         for layer in layers {
             cfg.tools.extend(layer.tools);
             cfg.filters.extend(layer.filters);
+            cfg.views.extend(layer.views);
             cfg.warnings.extend(layer.warnings);
             cfg.files.push(layer.path);
         }
@@ -473,6 +489,11 @@ impl Config {
         out
     }
 
+    /// The user's focus views in force (`[[view]]`), project first.
+    pub fn view_specs(&self) -> &[crate::userview::View] {
+        &self.views
+    }
+
     /// The filter definitions in force, with where each was defined.
     pub fn filter_specs(&self) -> &[userfilter::Spec] {
         &self.filters
@@ -502,6 +523,11 @@ impl Config {
                 _ => ReceiptForm::Long,
             },
             user_filters: self.user_filters(),
+            user_views: Arc::from(self.views.clone()),
+            focus: match self.text("focus") {
+                Some(v) => crate::budget::parse_focus(v).unwrap_or(Some(crate::budget::FOCUS_DEFAULT)),
+                None => Some(crate::budget::FOCUS_DEFAULT),
+            },
             format: self
                 .text("format")
                 .and_then(|v| crate::settings::Format::parse(v).ok())
@@ -632,6 +658,7 @@ fn default_text(key: &str) -> String {
             }
         }
         "text_threshold" => "4000".into(),
+        "focus" => crate::budget::FOCUS_DEFAULT.to_string(),
         "dedup" => "default".into(),
         "epoch" | "receipt" => "auto".into(),
         "format" => "text".into(),

@@ -52,8 +52,8 @@ fn document(text: &str) -> Result<Value> {
     }
     if text.starts_with("# view: ") {
         bail!(
-            "this is a budgeted view (part of a document, with its outline), not a whole document; \
-             TOKENSIEVE_BUDGET=off gives the full output"
+            "this is a view (part of a document), not a whole document: only full renderings decode \
+             (TOKENSIEVE_FOCUS=off TOKENSIEVE_BUDGET=off give one)"
         );
     }
     let lines: Vec<&str> = text.lines().collect();

@@ -24,6 +24,7 @@ use crate::settings::Settings;
 use crate::text::blocks::{self, Block};
 use crate::text::guard::{self, Source};
 use crate::text::kind::{self, Asked, Kind};
+use crate::text::report;
 use crate::text::summary;
 
 /// Lines shown in a summary longer than this are cut (minified JSON,
@@ -81,7 +82,7 @@ fn is_marker(line: &str) -> bool {
 /// ASCII hex digits that holds a decimal digit, a `0x` prefix included
 /// (what `0[xX][0-9a-fA-F]+|[0-9a-fA-F]*[0-9][0-9a-fA-F]*` finds, without
 /// a regex search per log line).
-fn slots(line: &str) -> Vec<(usize, usize)> {
+pub(crate) fn slots(line: &str) -> Vec<(usize, usize)> {
     let b = line.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
@@ -165,6 +166,9 @@ pub(crate) struct Run {
     pub keyword: bool,
     /// Is a signal line of the ledger.
     pub ledger: bool,
+    /// Names a place (`report::is_finding`): shown as printed, never
+    /// folded with lines that differ from it.
+    pub finding: bool,
 }
 
 impl Run {
@@ -207,8 +211,10 @@ pub(crate) fn fold<'b>(src: &Source, blocks: &'b [Block]) -> Vec<Item<'b>> {
         }
         let ledger = src.ledger.kind(i).is_some();
         let keyword = is_signal(line);
+        let finding = report::is_finding(line);
         let s = shape(line);
         if let Some(Item::Run(last)) = items.last_mut()
+            && finding == last.finding
             && ledger == last.ledger
             && !line.trim().is_empty()
             && keyword == last.keyword
@@ -219,7 +225,7 @@ pub(crate) fn fold<'b>(src: &Source, blocks: &'b [Block]) -> Vec<Item<'b>> {
             i += 1;
             continue;
         }
-        items.push(Item::Run(Run { members: vec![i], identical: true, shape: s, keyword, ledger }));
+        items.push(Item::Run(Run { members: vec![i], identical: true, shape: s, keyword, ledger, finding }));
         i += 1;
     }
     items
@@ -299,6 +305,10 @@ pub(crate) fn render_run(run: &Run, src: &Source, out: &mut Vec<String>, shorten
     let first = lines[run.first()];
     let n = run.members.len();
     let members: Vec<&str> = run.members.iter().map(|&i| lines[i]).collect();
+    if run.finding && !run.identical {
+        out.extend(report::fold_findings(src, &run.members));
+        return;
+    }
     if n == 1 || (run.identical && first.trim().is_empty()) {
         out.push(show(first));
     } else if run.identical {
@@ -382,6 +392,13 @@ fn mostly_traces(lines: &[&str], blocks: &[Block]) -> bool {
 pub fn render(src: &Source, settings: &Settings, asked: Asked) -> (String, Kind) {
     let lines = &src.cleaned;
     let blocks = blocks::find(lines);
+    // a program's findings (checkers no filter names) and formatter diffs
+    if asked == Asked::Output {
+        let found = report::diff(src, settings.text_threshold).or_else(|| report::render(src, &blocks));
+        if let Some(text) = found {
+            return (text, Kind::Log);
+        }
+    }
     let kind = if asked != Asked::Document && mostly_traces(lines, &blocks) {
         Kind::Log
     } else {
@@ -521,23 +538,28 @@ mod tests {
             generic(&text, 4000),
             "12:00:00 worker 0,1,2 processed batch 0x00000000,0x00000001,0x00000002,0x00000003,0x00000004,0x00000005,0x00000006,0x00000007,0x00000008,0x00000009,0x0000000a,0x0000000b,0x0000000c,0x0000000d,0x0000000e,0x0000000f,0x00000010,0x00000011,0x00000012,0x00000013 (×20 similar)\n12:00:19 worker 1 processed batch 0x00000013\n"
         );
+        // lines that name a place are findings (issue 26): each as printed,
+        // never folded with the others, whatever they say
         let moved: String = [11, 14, 17, 20, 23, 26, 29, 31, 40, 52, 60, 77]
             .iter()
             .map(|n| format!("app.py:{n}:1: moved to the new layout\n"))
             .collect();
+        let few: String = moved.lines().take(9).map(|l| format!("{l}\n")).collect();
+        assert_eq!(generic(&few, 4000), few);
+        let lint = few.replace("moved to the new layout", "E302 expected 2 blank lines, found 1");
+        assert_eq!(generic(&lint, 4000), lint);
+        // ten or more differing only in numbers: first and last as printed,
+        // every number between, the command that prints them all
         assert_eq!(
             generic(&moved, 4000),
-            "app.py:11,14,17,20,23,26,29,31,40,52,60,77:1: moved to the new layout (×12 similar)\napp.py:77:1: moved to the new layout\n"
+            "app.py:11:1: moved to the new layout\n… 10 more like it, their numbers: 14; 17; 20; 23; 26; 29; 31; 40; 52; 60 (12 lines: tokensieve show abc123 --grep 'app\\.py:\\w+:\\w+: moved to the new layout')\napp.py:77:1: moved to the new layout\n"
         );
-        // signal lines (lint findings): the first as printed, every value, the command for all
-        let lint = moved.replace("moved to the new layout", "E302 expected 2 blank lines, found 1");
+        // the same run without a place folds, keeping its values
+        let unplaced = moved.replace("app.py:", "step ");
         assert_eq!(
-            generic(&lint, 4000),
-            "app.py:11:1: E302 expected 2 blank lines, found 1\n… 11 more like it: app.py:11,14,17,20,23,26,29,31,40,52,60,77:1: E302 expected 2 blank lines, found 1 (12 lines: tokensieve show abc123 --grep 'app\\.py:\\w+:\\w+: \\w+ expected \\w+ blank lines, found \\w+')\n"
+            generic(&unplaced, 4000),
+            "step 11,14,17,20,23,26,29,31,40,52,60,77:1: moved to the new layout (×12 similar)\nstep 77:1: moved to the new layout\n"
         );
-        // a few short ones stay as they are
-        let few: String = lint.lines().take(4).map(|l| format!("{l}\n")).collect();
-        assert_eq!(generic(&few, 4000), few);
         // three places varying: a count, with the first line as the example
         let three: String = (0..14).map(|i| format!("row {i} col {} val {}\n", i * 2, i * 3)).collect();
         assert_eq!(generic(&three, 4000), "row 0 col 0 val 0 (×14 similar)\nrow 13 col 26 val 39\n");

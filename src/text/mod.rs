@@ -234,6 +234,7 @@ mod linear;
 pub use kind::json_lines_log;
 #[cfg(test)]
 mod properties;
+mod report;
 mod runner;
 mod summary;
 

@@ -15,6 +15,7 @@ use std::collections::HashMap;
 
 use crate::text::generic::{self, Item, cut, render_item, values_line};
 use crate::text::guard::{self, Source};
+use crate::text::report;
 
 const HEAD: usize = 5;
 const TAIL: usize = 10;
@@ -39,14 +40,26 @@ pub fn render(src: &Source, items: &[Item]) -> String {
         generic::keyword_counts(weighed)
     )];
 
-    let head = items.len().min(HEAD);
+    // a table's header and its first rows are the head (a profile or a
+    // listing sorted by what matters)
+    let head = match table_top(lines) {
+        Some(end) => items.iter().take_while(|item| first_line(item) < end).count().max(HEAD),
+        None => HEAD,
+    };
+    let head = items.len().min(head);
     let tail = items.len().saturating_sub(TAIL).max(head);
     out.push("head:".into());
     for (k, item) in items[..head].iter().enumerate() {
         render_item(item, src, &mut out, true, before_trace(src, items, k));
     }
 
-    let middle = signal_lines(src, items, head..tail);
+    let mut middle = signal_lines(src, items, head..tail);
+    let shown: std::collections::HashSet<usize> = middle.iter().map(|m| m.0).collect();
+    let extra = outliers(src, items, head..tail, &shown);
+    if !extra.is_empty() {
+        middle.extend(extra);
+        middle.sort_by_key(|m| m.0);
+    }
     if !middle.is_empty() {
         out.push("signal lines between head and tail:".into());
         let mut last: Option<usize> = None;
@@ -89,6 +102,129 @@ pub fn render(src: &Source, items: &[Item]) -> String {
     let mut text = out.join("\n");
     text.push('\n');
     text
+}
+
+fn first_line(item: &Item) -> usize {
+    match item {
+        Item::Run(r) => r.first(),
+        Item::Block(b) => b.start,
+    }
+}
+
+/// Rows of a table shown in the head after its header line.
+const TABLE_ROWS: usize = 10;
+/// A header opens the table within this many first lines.
+const TABLE_SEARCH: usize = 15;
+
+/// The end of a table's top (its header line and first `TABLE_ROWS`
+/// rows) when one of the first lines is a column header: three or more
+/// words, no digits, set apart by runs of blanks (`ncalls  tottime  …`,
+/// `Name   Stmts   Miss  Cover`).
+fn table_top(lines: &[&str]) -> Option<usize> {
+    let header = lines.iter().take(TABLE_SEARCH).position(|l| {
+        let cols = l.split("  ").filter(|c| !c.trim().is_empty()).count();
+        cols >= 3 && !l.bytes().any(|b| b.is_ascii_digit()) && l.len() < 200
+    })?;
+    Some((header + 1 + TABLE_ROWS).min(lines.len()))
+}
+
+/// Lines the middle would otherwise lose that tell a log's story: the ones
+/// of a template seen once (a start, a shutdown, a warning banner) when
+/// there are few of them, and slow statements (`duration: N ms` well above
+/// the log's own median).
+fn outliers(
+    src: &Source,
+    items: &[Item],
+    range: std::ops::Range<usize>,
+    shown: &std::collections::HashSet<usize>,
+) -> Vec<(usize, Vec<String>)> {
+    let lines = &src.cleaned;
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for item in items {
+        if let Item::Run(r) = item {
+            *seen.entry(r.shape.as_str()).or_insert(0) += r.members.len();
+        }
+    }
+    let mut out: Vec<(usize, Vec<String>)> = Vec::new();
+    let rare: Vec<usize> = items[range.clone()]
+        .iter()
+        .filter_map(|item| match item {
+            Item::Run(r)
+                if seen[r.shape.as_str()] == 1
+                    && is_event_line(lines[r.first()])
+                    && !r.ledger
+                    && !r.keyword
+                    && !lines[r.first()].trim().is_empty()
+                    && !shown.contains(&r.first()) =>
+            {
+                Some(r.first())
+            }
+            _ => None,
+        })
+        .collect();
+    if rare.len() <= MAX_RARE {
+        out.extend(rare.into_iter().map(|i| (i, vec![format!("L{}: {}", src.line_no(i), cut(lines[i]))])));
+    }
+    let timed: Vec<(usize, f64)> = items
+        .iter()
+        .filter_map(|item| match item {
+            Item::Run(r) => Some(r.members.iter()),
+            Item::Block(_) => None,
+        })
+        .flatten()
+        .filter_map(|&i| duration_ms(lines[i]).map(|d| (i, d)))
+        .collect();
+    if timed.len() >= MIN_TIMED {
+        let mut values: Vec<f64> = timed.iter().map(|t| t.1).collect();
+        values.sort_by(f64::total_cmp);
+        let median = values[values.len() / 2];
+        let middle_lines: std::collections::HashSet<usize> = items[range]
+            .iter()
+            .filter_map(|item| match item {
+                Item::Run(r) => Some(r.members.iter().copied()),
+                Item::Block(_) => None,
+            })
+            .flatten()
+            .collect();
+        let rare: std::collections::HashSet<usize> = out.iter().map(|o| o.0).collect();
+        for (i, d) in timed {
+            if d > SLOW * median && middle_lines.contains(&i) && !shown.contains(&i) && !rare.contains(&i) {
+                out.push((i, vec![format!("L{}: {}", src.line_no(i), lines[i])]));
+            }
+        }
+    }
+    out
+}
+
+/// At most this many lines of templates seen once are shown.
+const MAX_RARE: usize = 15;
+
+/// A line whose template says what happened (`Ready to accept
+/// connections`): not a JSON record, whose shape varies with its values,
+/// nor a long dump.
+fn is_event_line(line: &str) -> bool {
+    let t = line.trim_start();
+    !t.is_empty() && !t.starts_with(['{', '[']) && line.len() <= 200
+}
+/// Slow: this many times the median duration of the log...
+const SLOW: f64 = 4.0;
+/// ...among at least this many timed lines.
+const MIN_TIMED: usize = 10;
+
+/// The `duration: N ms` (or `s`) a line reports, in ms.
+fn duration_ms(line: &str) -> Option<f64> {
+    let at = line.find("duration: ")? + "duration: ".len();
+    let rest = &line[at..];
+    let end = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
+    let value: f64 = rest[..end].parse().ok()?;
+    let unit = rest[end..].trim_start();
+    if unit.starts_with("ms") {
+        Some(value)
+    } else if unit.starts_with('s') {
+        Some(value * 1000.0)
+    } else {
+        None
+    }
 }
 
 /// Whether the item after `items[k]` (blank lines aside) is a stack trace:
@@ -147,7 +283,20 @@ fn signal_lines(src: &Source, items: &[Item], range: std::ops::Range<usize>) -> 
     let mut unshown = 0usize;
     for item in middle {
         let Item::Run(r) = item else { continue };
-        if r.ledger {
+        if r.finding {
+            // a finding is never folded into a count: each as printed, a
+            // long run of one shape with every number that tells it apart
+            let i = r.first();
+            if r.identical {
+                let more =
+                    if r.members.len() > 1 { format!(" (×{})", r.members.len()) } else { String::new() };
+                shown.push((i, vec![format!("L{}: {}{more}", src.line_no(i), lines[i])]));
+            } else {
+                let mut body = report::fold_findings(src, &r.members);
+                body[0] = format!("L{}: {}", src.line_no(i), body[0]);
+                shown.push((i, body));
+            }
+        } else if r.ledger {
             let k = *by_shape.entry(&r.shape).or_insert_with(|| {
                 groups.push(Vec::new());
                 groups.len() - 1

@@ -41,7 +41,7 @@
 //! through `handoff::deliver` like any output. Grammar: docs/FORMAT.md §8.
 
 mod paths;
-mod signal;
+pub(crate) mod signal;
 mod text;
 
 pub use text::text;

@@ -31,7 +31,13 @@ fn find<'a>(m: &'a Map<String, Value>, path: &mut Vec<&'a str>) -> Option<String
             Value::String(s) if marks(k, s) => {
                 return Some(format!("{} == {}", at(path, k), Value::from(s.as_str())));
             }
-            Value::Number(n) if bad_code(k, n) => return Some(format!("{} == {n}", at(path, k))),
+            // A state's own code (EC2's `State: {Code: 16, Name: running}`)
+            // numbers the state, it is no error code.
+            Value::Number(n)
+                if bad_code(k, n) && !path.last().is_some_and(|p| norm_ends_with(p, "state")) =>
+            {
+                return Some(format!("{} == {n}", at(path, k)));
+            }
             _ => {}
         }
     }
@@ -137,6 +143,7 @@ mod tests {
             Some(".status.phase == \"Failed\"")
         );
         assert_eq!(trigger(&json!({"exit_code": 2})).as_deref(), Some(".exit_code == 2"));
+        assert_eq!(trigger(&json!({"State": {"Code": 16, "Name": "running"}})), None);
         assert_eq!(trigger(&json!({"status": 503})).as_deref(), Some(".status == 503"));
         assert_eq!(trigger(&json!({"error": "disk full"})).as_deref(), Some(".error == \"disk full\""));
         assert_eq!(

@@ -1,0 +1,287 @@
+//! Focus views (SPEC §6c, docs/FORMAT.md §8): above the focus size, a JSON
+//! output shows every record with its identifying and state-bearing
+//! fields, its signal records whole, and one header line naming the fields
+//! left out with the exact `tokensieve show ID --jq` that prints them.
+//!
+//! Which fields: a view for the command's shape (`library`: jq programs,
+//! the user's `[[view]]`s first), else the generic ranking (`rank`). The
+//! rest is pure and shared: what was left out (`paths::split`), the
+//! program that prints it (`paths::program`), the rendering.
+//!
+//! Focus and budget are one mechanism, decided in one place
+//! (`pipeline::render_focused`): the focus view is tried first; when even
+//! it is over the budget, the budget view (`crate::view`) of the whole
+//! document is used, which cuts rows instead of fields.
+
+pub mod library;
+pub mod paths;
+pub mod rank;
+
+use serde_json::Value;
+
+use crate::auditor::Shape;
+use crate::json::{router, sieve};
+use crate::settings::{Rendered, Settings};
+
+use paths::{GPath, Step};
+
+/// A view is used only when it saves at least this share of the tokens of
+/// the whole rendering (else the whole rendering is worth its price).
+pub const MIN_SAVING: f64 = 0.25;
+
+/// The focus view of `doc` (as parsed) for a command, `None` when it
+/// would leave nothing out. `slurp`: `doc` was read from JSON lines (jq
+/// needs `--slurp` to see them as the one array).
+pub fn view(doc: &Value, words: &[String], slurp: bool, settings: &Settings) -> Option<Rendered> {
+    let sieved = sieve::sieve(doc.clone());
+    let generic = || {
+        let keep = rank::keep(&sieved);
+        paths::project(&sieved, &keep, &mut Vec::new()).unwrap_or(Value::Null)
+    };
+    let (name, part) = match library::apply(&settings.user_views, words, &sieved) {
+        Some((name, part)) => (name.to_string(), part),
+        None => ("generic".to_string(), generic()),
+    };
+    let mut part = part;
+    let signal = restore_signal(&sieved, &mut part);
+    let (kept, left) = match paths::split(&sieved, &part) {
+        Ok(split) => split,
+        Err(e) => {
+            if crate::debug::enabled() {
+                eprintln!("tokensieve: view '{name}' refused: {e}");
+            }
+            part = generic();
+            restore_signal(&sieved, &mut part);
+            paths::split(&sieved, &part).ok()?
+        }
+    };
+    let all = paths::stats(&sieved);
+    let identity = |p: &[Step]| rank::identity(&all, &kept, p);
+    let (records, program) = paths::program(&left, &kept, &identity, &paths::kinds(doc))?;
+    let n = count(&sieved, &parse_records(&records));
+    let cmd = show(settings, &program, slurp);
+    let mut text = format!(
+        "# view: focus on {records} ({n} records{}); left out, with each record's id: {cmd}\n",
+        if signal > 0 { format!(", {signal} with signal shown whole") } else { String::new() }
+    );
+    let body = router::route(&crate::json::reduce(part, settings), settings.encoding);
+    text.push_str(&body.text);
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    let shown = kept.difference(&left).count();
+    let total = kept.union(&left).count();
+    Some(Rendered { text, shape: Shape::View { of: Box::new(body.shape), shown, total, unit: "fields" } })
+}
+
+/// `tokensieve show ID --jq 'PROGRAM'`, or what to set when the output was
+/// not stored.
+fn show(settings: &Settings, program: &str, slurp: bool) -> String {
+    let quoted = format!("'{}'", program.replace('\'', r"'\''"));
+    let flag = if slurp { "--slurp --jq" } else { "--jq" };
+    match settings.raw_id.as_deref() {
+        Some(id) => format!("tokensieve show {id} {flag} {quoted}"),
+        None => format!("(not stored; TOKENSIEVE_FOCUS=off prints all) jq {quoted}"),
+    }
+}
+
+/// The generalised path of a records expression (`.Vpcs[]`).
+fn parse_records(jq: &str) -> GPath {
+    // Written by `paths::jq`: keys, quoted keys and `[]`.
+    let mut out = Vec::new();
+    let mut rest = jq;
+    while !rest.is_empty() {
+        if let Some(r) = rest.strip_prefix("[]") {
+            out.push(Step::Each);
+            rest = r;
+        } else if let Some(r) = rest.strip_prefix(".\"") {
+            let end = r.find('"').unwrap_or(r.len());
+            out.push(Step::Key(r[..end].to_string()));
+            rest = r.get(end + 1..).unwrap_or("");
+        } else if let Some(r) = rest.strip_prefix('.') {
+            let end = r.find(['.', '[']).unwrap_or(r.len());
+            if end > 0 {
+                out.push(Step::Key(r[..end].to_string()));
+            }
+            rest = &r[end..];
+        } else {
+            break;
+        }
+    }
+    out
+}
+
+/// How many values `path` reaches in `v`.
+fn count(v: &Value, path: &[Step]) -> usize {
+    match path.split_first() {
+        None => 1,
+        Some((Step::Key(k), rest)) => v.get(k).map_or(0, |x| count(x, rest)),
+        Some((Step::Each, rest)) => v.as_array().map_or(0, |a| a.iter().map(|x| count(x, rest)).sum()),
+    }
+}
+
+/// Puts back whole every record of `doc` (an object in an array) that
+/// carries signal, into `part` at the same place. Returns how many.
+fn restore_signal(doc: &Value, part: &mut Value) -> usize {
+    match (doc, part) {
+        (Value::Array(items), Value::Array(out)) => {
+            let mut n = 0;
+            for (i, x) in items.iter().enumerate() {
+                let Some(slot) = out.get_mut(i) else { continue };
+                if x.is_object() && is_signal(x) {
+                    *slot = x.clone();
+                    n += 1;
+                } else {
+                    n += restore_signal(x, slot);
+                }
+            }
+            n
+        }
+        (Value::Object(m), Value::Object(out)) => {
+            let mut n = 0;
+            for (k, x) in m {
+                match out.get_mut(k) {
+                    Some(slot) => n += restore_signal(x, slot),
+                    // An array the view left out whole: its signal
+                    // records still show.
+                    None if x.is_array() => {
+                        let mut empty = Value::Array(vec![Value::Null; x.as_array().map_or(0, Vec::len)]);
+                        let found = restore_signal(x, &mut empty);
+                        if found > 0 {
+                            out.insert(k.clone(), empty);
+                            n += found;
+                        }
+                    }
+                    None => {}
+                }
+            }
+            n
+        }
+        (Value::Array(items), slot @ Value::Null) => {
+            let mut empty = Value::Array(vec![Value::Null; items.len()]);
+            let found = restore_signal(doc, &mut empty);
+            if found > 0 {
+                *slot = empty;
+            }
+            found
+        }
+        _ => 0,
+    }
+}
+
+/// Words of a state, status or phase that mean "not running as it should".
+const NOT_OK: &[&str] = &[
+    "stopped",
+    "stopping",
+    "terminated",
+    "shutting-down",
+    "unhealthy",
+    "impaired",
+    "degraded",
+    "crashloopbackoff",
+    "imagepullbackoff",
+    "errimagepull",
+    "evicted",
+    "oomkilled",
+    "unavailable",
+    "notready",
+    "rollback_complete",
+    "cancelled",
+    "timed_out",
+    "timedout",
+];
+
+/// A record with an error, a failed or non-running state, a failed
+/// condition (`crate::view::signal` and the words above; nested objects
+/// count, arrays inside the record do not).
+pub fn is_signal(record: &Value) -> bool {
+    if crate::view::signal::trigger(record).is_some() {
+        return true;
+    }
+    let Value::Object(m) = record else { return false };
+    let state_key = |k: &str| {
+        let k = k.to_ascii_lowercase();
+        k.ends_with("state") || k.ends_with("status") || k.ends_with("phase") || k == "name" || k == "reason"
+    };
+    // A condition that is not met: {"type": "Ready", "status": "False"}.
+    if m.get("type").is_some_and(Value::is_string) && m.get("status").and_then(Value::as_str) == Some("False")
+    {
+        return true;
+    }
+    let mut stack: Vec<(&serde_json::Map<String, Value>, bool)> = vec![(m, false)];
+    while let Some((m, in_state)) = stack.pop() {
+        for (k, v) in m {
+            match v {
+                Value::String(s) if state_key(k) && (in_state || !k.eq_ignore_ascii_case("name")) => {
+                    let s = s.to_ascii_lowercase();
+                    if NOT_OK.iter().any(|w| s == *w) {
+                        return true;
+                    }
+                }
+                Value::Object(child) => stack.push((child, state_key(k))),
+                _ => {}
+            }
+        }
+    }
+    false
+}
+
+/// The kept fields' set for tests.
+#[cfg(test)]
+fn kept_of(doc: &Value, part: &Value) -> std::collections::HashSet<GPath> {
+    paths::split(doc, part).map(|(k, _)| k.into_iter().collect()).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn settings() -> Settings {
+        Settings { raw_id: Some("abc123".into()), focus: Some(10), ..Settings::default() }
+    }
+
+    #[test]
+    fn non_running_records_show_whole() {
+        assert!(is_signal(&json!({"InstanceId": "i-1", "State": {"Code": 80, "Name": "stopped"}})));
+        assert!(!is_signal(&json!({"InstanceId": "i-1", "State": {"Code": 16, "Name": "running"}})));
+        assert!(!is_signal(&json!({"Name": "stopped-cluster"})));
+        assert!(is_signal(&json!({"type": "Ready", "status": "False"})));
+        assert!(is_signal(&json!({"status": {"phase": "Failed"}})));
+    }
+
+    #[test]
+    fn a_view_names_its_left_out_fields_and_the_command_prints_them() {
+        let recs: Vec<Value> = (0..8)
+            .map(|i| {
+                json!({"VolumeId": format!("vol-{i:017x}"), "Size": 8 + i, "State": if i == 5 {"error"} else {"in-use"},
+                       "CreateTime": format!("2024-05-0{}T10:00:00.000Z", i % 9 + 1),
+                       "SnapshotId": "snap-0123456789abcdef0", "Etag": format!("\"{i:032x}\"")})
+            })
+            .collect();
+        let doc = json!({"Volumes": recs});
+        let v =
+            view(&doc, &["aws".into(), "ec2".into(), "describe-volumes".into()], false, &settings()).unwrap();
+        let first = v.text.lines().next().unwrap();
+        assert!(
+            first.starts_with("# view: focus on .Volumes[] (8 records, 1 with signal shown whole)"),
+            "{first}"
+        );
+        let program = first.split("--jq '").nth(1).unwrap().trim_end_matches('\'');
+        assert_eq!(program, ".Volumes[] | {VolumeId, CreateTime, Etag}");
+        // The signal record's left-out fields are in the body too.
+        assert!(v.text.contains("2024-05-06T10:00:00.000Z"), "{}", v.text);
+        assert!(!v.text.contains("2024-05-01T10:00:00.000Z"), "{}", v.text);
+        assert!(kept_of(&doc, &doc).len() == 6);
+    }
+
+    #[test]
+    fn records_paths_read_back() {
+        assert_eq!(
+            parse_records(".Reservations[].Instances[]"),
+            vec![Step::Key("Reservations".into()), Step::Each, Step::Key("Instances".into()), Step::Each]
+        );
+        assert_eq!(parse_records(".\"a b\"[]"), vec![Step::Key("a b".into()), Step::Each]);
+        assert_eq!(parse_records("."), Vec::<Step>::new());
+    }
+}

@@ -1,0 +1,506 @@
+//! Outputs of checkers no filter was written for (issue 26): a report of
+//! findings, or a formatter's diff. Both are renderings of the generic path
+//! for a program's output (never for a document or a file read whole).
+//!
+//! A **finding** names a place (`path:line[:col]`, `path: line N, col M`,
+//! `line N column M`, a `Location:` line under an issue header, a
+//! `L: n | P: m` row, `M 88:4 name - D (23)`), or is a signal line of the
+//! ledger or a line with a problem word. In a report (findings make up a
+//! good share of the lines):
+//! - every finding is quoted as printed, never folded or counted;
+//! - a finding's block stays whole: in a short paragraph (blank-line
+//!   separated) that holds one, every line but code excerpts stays
+//!   (bandit's issue header, severity and location); the line after a
+//!   finding stays too (pydocstyle's and csslint's message line);
+//! - code excerpts under findings (a source line over a caret line, gutter
+//!   lines `  8 |  code`, bandit's numbered source) go, counted once at
+//!   the end;
+//! - the tool's lines before the first finding and after the last stay
+//!   when they are few (its banner, its totals); any other run of lines
+//!   keeps its first line and names the `show --lines` range of the rest.
+//!
+//! A **formatter diff** (black/isort `--diff`, shfmt `-d`, rustfmt
+//! `--check`) above the text threshold: the lines that are not the diff
+//! (which files would change, the totals) first, then per file its `---`/
+//! `+++` lines and each hunk's header with the `show --lines` range of its
+//! body.
+
+use once_cell::sync::Lazy;
+use regex::bytes::RegexSet;
+
+use crate::text::ascii_regex;
+use crate::text::blocks::Block;
+use crate::text::generic;
+use crate::text::guard::{self, Source};
+
+/// Lines that name a place (see the module doc). Compiled without Unicode
+/// classes, as the ledger's detectors are.
+static FINDING: Lazy<RegexSet> = Lazy::new(|| {
+    regex::bytes::RegexSetBuilder::new([
+        // `path.ext:12[:3]` opening the line (indentation allowed)
+        r"^\s{0,12}(?:\S*[/\\])?[\w.+~-]*\w\.[A-Za-z]\w{0,9}:\d+(?:[:,]\d+)?(?:[:\s,]|$)",
+        // jshint `path: line 7, col 16, ...`; tidy, csslint `line 7 column 3`, `at line 7, col 3`
+        r"^\s{0,12}\S+: line \d+, col \d+",
+        r"(?i)(?:^|\s)line \d+,? col(?:umn)? \d+(?:\s|,|$)",
+        // an issue's location line (bandit)
+        r"^\s*Location: \S+:\d+",
+        // sqlfluff rows
+        r"^\s*L:\s*\d+ \| P:\s*\d+ \|",
+        // stylelint/eslint rows under a file header
+        r"^\s*\d+:\d+\s+(?:\S\s+)?(?:error|warning|warn|info|✖|⚠|×)",
+        // djlint `H005 2:0 message`, radon `M 88:4 name - D (23)`, htmlhint `L12 |`
+        r"^\s*[A-Z]{1,3}\d{3,5} \d+:\d+ ",
+        // radon ranks A and B pass; C to F are findings
+        r"^\s*[MCF] \d+:\d+ \S+ - [C-F] \(\d+\)",
+        r"^\s*L\d+ \|",
+    ])
+    .unicode(false)
+    .build()
+    .expect("valid finding regexes")
+});
+
+/// Code shown under a finding: gutter lines (`  8 |     if (n = 0)`,
+/// `      |   ^`, prettier's `[error] > 26 |`), bandit's numbered source.
+static CODE: Lazy<regex::bytes::Regex> = Lazy::new(|| {
+    ascii_regex(r"^(?:\[\w+\])?\s*>?\s*\d+\s+\|(?:\s|$)|^(?:\[\w+\])?\s+\|\s+[\^~]+\s*$|^\d+\t")
+        .expect("valid code frame regex")
+});
+/// A rule line (`-----`, `=====`, `─────`): layout, not content.
+static RULE: Lazy<regex::bytes::Regex> =
+    Lazy::new(|| ascii_regex(r"^\s*(?:-{5,}|={5,}|_{5,}|(?:─){5,})\s*$").expect("valid rule regex"));
+static HUNK: Lazy<regex::bytes::Regex> = Lazy::new(|| {
+    ascii_regex(r"^(?:@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@|Diff in \S+:\d+:$)").expect("valid hunk regex")
+});
+
+/// Whether `line` names a place the way checkers print their findings.
+pub fn is_finding(line: &str) -> bool {
+    FINDING.is_match(line.as_bytes())
+}
+
+/// A caret/tilde line (`    ^~~~`, `~~^~~`), as `generic` drops in logs.
+fn is_marker(line: &str) -> bool {
+    let t = line.trim();
+    !t.is_empty() && t.bytes().all(|b| matches!(b, b'^' | b'~' | b' '))
+}
+
+/// Lines the tool printed before its first finding or after its last that
+/// stay whole (its banner, its totals).
+const EDGE: usize = 40;
+/// A paragraph of at most this many lines that holds a finding is one
+/// block: its lines stay together.
+const BLOCK: usize = 8;
+/// Findings must make up this share of the non-blank lines (and be at
+/// least `MIN_FINDINGS`) for an output to read as a report.
+const SHARE: f64 = 0.1;
+const MIN_FINDINGS: usize = 3;
+
+/// What each line of a report is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Role {
+    Keep,
+    Code,
+    Rest,
+}
+
+/// A report's rendering, when the output is one and the rendering is
+/// shorter than the text.
+pub fn render(src: &Source, blocks: &[Block]) -> Option<String> {
+    let lines = &src.cleaned;
+    let n = lines.len();
+    let signal = |i: usize| {
+        let l = lines[i];
+        !l.trim().is_empty() && (is_finding(l) || src.ledger.kind(i).is_some() || generic::is_signal(l))
+    };
+    let found: Vec<bool> = (0..n).map(signal).collect();
+    // places make a report; problem words and the ledger's lines alone do not
+    let findings = lines.iter().filter(|l| is_finding(l)).count();
+    if findings < MIN_FINDINGS {
+        return None;
+    }
+    let mut role = vec![Role::Rest; n];
+    for i in 0..n {
+        let l = lines[i];
+        if found[i] {
+            role[i] = Role::Keep;
+        } else if is_marker(l)
+            || CODE.is_match(l.as_bytes())
+            || lines.get(i + 1).is_some_and(|next| is_marker(next) && !next.trim().is_empty())
+            || RULE.is_match(l.as_bytes())
+        {
+            role[i] = Role::Code;
+        }
+    }
+    // the share is of the lines that are not code excerpts
+    let body = (0..n).filter(|&i| role[i] != Role::Code && !lines[i].trim().is_empty()).count();
+    if (findings as f64) < SHARE * body as f64 {
+        return None;
+    }
+    // the line after a finding: its message
+    for i in 0..n.saturating_sub(1) {
+        if found[i] && role[i + 1] == Role::Rest && !lines[i + 1].trim().is_empty() {
+            role[i + 1] = Role::Keep;
+        }
+    }
+    // short paragraphs holding a finding stay whole (code excerpts aside)
+    let mut start = 0;
+    while start < n {
+        let end = (start..n).find(|&k| lines[k].trim().is_empty()).unwrap_or(n);
+        let text: Vec<usize> = (start..end).filter(|&k| role[k] != Role::Code).collect();
+        if text.len() <= BLOCK && text.iter().any(|&k| found[k]) {
+            for k in text {
+                role[k] = Role::Keep;
+            }
+        }
+        start = end + 1;
+    }
+    // the tool's banner and totals
+    let first = (0..n).find(|&i| found[i])?;
+    let last = (0..n).rev().find(|&i| found[i])?;
+    if first <= EDGE {
+        role[..first].iter_mut().filter(|r| **r == Role::Rest).for_each(|r| *r = Role::Keep);
+    }
+    if n - last <= EDGE {
+        role[last..].iter_mut().filter(|r| **r == Role::Rest).for_each(|r| *r = Role::Keep);
+    }
+    // stack traces are blocks: rendered as everywhere (library frames counted)
+    let mut in_block = vec![None; n];
+    for (k, b) in blocks.iter().enumerate() {
+        for slot in &mut in_block[b.start..b.end] {
+            *slot = Some(k);
+        }
+    }
+
+    let mut out: Vec<String> = Vec::new();
+    let mut code = 0usize;
+    let mut last_header: Option<&str> = None;
+    let mut i = 0;
+    while i < n {
+        if let Some(k) = in_block[i] {
+            out.extend(blocks[k].render(lines));
+            i = blocks[k].end;
+            continue;
+        }
+        match role[i] {
+            Role::Keep if found[i] && !lines[i].ends_with(':') => {
+                // a stretch of findings: grouped by shape (numbers aside), a
+                // long group folded with every number that tells it apart
+                let finding = |k: usize| {
+                    role[k] == Role::Keep && found[k] && in_block[k].is_none() && !lines[k].ends_with(':')
+                };
+                // code excerpts between them do not end the stretch
+                let end = (i..n).find(|&k| !(finding(k) || role[k] == Role::Code)).unwrap_or(n);
+                let members: Vec<usize> = (i..end).filter(|&k| finding(k)).collect();
+                code += (i..end).filter(|&k| role[k] == Role::Code && !lines[k].trim().is_empty()).count();
+                out.extend(group_findings(src, &members));
+                last_header = None;
+                i = end;
+            }
+            Role::Keep => {
+                let l = lines[i];
+                // pydocstyle repeats a finding's header line for each message
+                // under it: quoted once
+                let header = l.ends_with(':') && found[i];
+                if !(header && last_header == Some(l)) {
+                    out.push(l.to_string());
+                }
+                last_header = if header { Some(l) } else { last_header.filter(|_| !found[i]) };
+                i += 1;
+            }
+            Role::Code => {
+                code += usize::from(!lines[i].trim().is_empty());
+                i += 1;
+            }
+            Role::Rest => {
+                let end = (i..n).find(|&k| role[k] != Role::Rest || in_block[k].is_some()).unwrap_or(n);
+                let stretch: Vec<usize> = (i..end).filter(|&k| !lines[k].trim().is_empty()).collect();
+                if stretch.len() <= 2 {
+                    out.extend(stretch.iter().map(|&k| lines[k].to_string()));
+                } else {
+                    out.push(lines[stretch[0]].to_string());
+                    out.push(more_lines(
+                        src,
+                        &format!("… {} more lines", stretch.len() - 1),
+                        stretch[1],
+                        end - 1,
+                    ));
+                }
+                i = end;
+            }
+        }
+    }
+    if code > 0 {
+        out.push(format!("({code} lines of code excerpts under the findings not shown)"));
+    }
+    finish(out, lines)
+}
+
+/// A run of findings this long, all of one shape (numbers aside), folds.
+const LONG_RUN: usize = 10;
+
+/// Findings of one shape (lines `idx` of `src`), as shown: each as
+/// printed; a run of `LONG_RUN` or more keeps its first and last lines as
+/// printed and, for every line between, the numbers that tell it apart
+/// (`… 58 more like it, their numbers: 10,5; 10,14; …`) with the command
+/// that prints them all: no finding is lost in a count. Without a stored
+/// output to point at (or a pattern that finds them all), each as printed.
+pub(crate) fn fold_findings(src: &Source, idx: &[usize]) -> Vec<String> {
+    let lines = &src.cleaned;
+    let members: Vec<&str> = idx.iter().map(|&i| lines[i]).collect();
+    let n = members.len();
+    let each = || members.iter().map(|l| l.to_string()).collect();
+    if n < LONG_RUN {
+        return each();
+    }
+    if members.iter().all(|l| *l == members[0]) {
+        return vec![format!("{} (×{n})", members[0])];
+    }
+    let slots: Vec<Vec<(usize, usize)>> = members.iter().map(|l| generic::slots(l)).collect();
+    let places = slots[0].len();
+    if slots.iter().any(|s| s.len() != places) {
+        return each();
+    }
+    let Some(count) = guard::count_line(src, &guard::similar_pattern(members[0]), idx) else {
+        return each();
+    };
+    let value = |j: usize, k: usize| &members[j][slots[j][k].0..slots[j][k].1];
+    let varying: Vec<usize> = (0..places).filter(|&k| (1..n).any(|j| value(j, k) != value(0, k))).collect();
+    let values: Vec<String> =
+        (1..n - 1).map(|j| varying.iter().map(|&k| value(j, k)).collect::<Vec<_>>().join(",")).collect();
+    vec![
+        members[0].to_string(),
+        format!("… {} more like it, their numbers: {} {count}", n - 2, values.join("; ")),
+        members[n - 1].to_string(),
+    ]
+}
+
+/// Findings in a row (lines `idx`), grouped by shape in order of first
+/// appearance when some shape has `LONG_RUN` members (each group through
+/// `fold_findings`); otherwise as printed.
+fn group_findings(src: &Source, idx: &[usize]) -> Vec<String> {
+    let lines = &src.cleaned;
+    let mut order: Vec<String> = Vec::new();
+    let mut groups: std::collections::HashMap<String, Vec<usize>> = std::collections::HashMap::new();
+    for &i in idx {
+        let shape = generic::shape(lines[i]);
+        let g = groups.entry(shape.clone()).or_default();
+        if g.is_empty() {
+            order.push(shape);
+        }
+        g.push(i);
+    }
+    if groups.values().all(|g| g.len() < LONG_RUN) {
+        return idx.iter().map(|&i| lines[i].to_string()).collect();
+    }
+    order.iter().flat_map(|s| fold_findings(src, &groups[s])).collect()
+}
+
+/// `(WHAT: tokensieve show ID --lines A:B)`, the range 1-based.
+fn more_lines(src: &Source, what: &str, from: usize, to: usize) -> String {
+    match src.id {
+        Some(id) => {
+            format!("({what}: tokensieve show {id} --lines {}:{})", src.line_no(from), src.line_no(to))
+        }
+        None => format!("({what})"),
+    }
+}
+
+/// The rendering as one text; the lines whole when it is not shorter (a
+/// list of findings and nothing else is its own shortest form).
+fn finish(out: Vec<String>, lines: &[&str]) -> Option<String> {
+    let whole = |v: &[&str]| {
+        let mut text = v.join("\n");
+        while text.ends_with('\n') {
+            text.pop();
+        }
+        text.push('\n');
+        text
+    };
+    let text = whole(&out.iter().map(String::as_str).collect::<Vec<_>>());
+    let raw = whole(lines);
+    Some(if text.len() < raw.len() { text } else { raw })
+}
+
+/// A formatter's diff above `threshold` chars: what is not the diff first
+/// (which files would change, the totals), then each file's header lines
+/// and each hunk's header with the `show --lines` range of its body. Signal
+/// lines of the ledger inside a hunk stay under its header.
+pub fn diff(src: &Source, threshold: usize) -> Option<String> {
+    let lines = &src.cleaned;
+    let n = lines.len();
+    let raw: usize = lines.iter().map(|l| l.len() + 1).sum();
+    let hunks: Vec<usize> = (0..n).filter(|&i| HUNK.is_match(lines[i].as_bytes())).collect();
+    if raw <= threshold || hunks.is_empty() {
+        return None;
+    }
+    // where each hunk's body ends: the first line that is no diff line
+    let body_line = |l: &str| l.is_empty() || l.starts_with([' ', '+', '-', '\\']);
+    let mut in_diff = vec![false; n];
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    for &h in &hunks {
+        let mut end = h + 1;
+        while end < n
+            && body_line(lines[end])
+            && !HUNK.is_match(lines[end].as_bytes())
+            && !file_header(lines, end)
+        {
+            end += 1;
+        }
+        // a trailing blank line belongs to what follows
+        while end > h + 1 && lines[end - 1].is_empty() {
+            end -= 1;
+        }
+        in_diff[h..end].iter_mut().for_each(|d| *d = true);
+        spans.push((h, end));
+    }
+    for i in 0..n {
+        if file_header(lines, i) {
+            in_diff[i] = true;
+            in_diff[i + 1] = true;
+        }
+    }
+    let mut out: Vec<String> = (0..n)
+        .filter(|&i| !in_diff[i] && !lines[i].trim().is_empty())
+        .map(|i| lines[i].to_string())
+        .collect();
+    // one line per file: its path, its hunks, the range that prints them
+    let files: Vec<usize> = (0..n).filter(|&i| file_header(lines, i)).collect();
+    let mut k = 0;
+    while k < spans.len() {
+        let (h, _) = spans[k];
+        let file = files.iter().rev().find(|&&f| f < h).copied();
+        let next_file = files.iter().find(|&&f| f > h).copied().unwrap_or(n);
+        let mut last = k;
+        while last + 1 < spans.len() && spans[last + 1].0 < next_file {
+            last += 1;
+        }
+        let from = file.unwrap_or(h);
+        let to = spans[last].1 - 1;
+        let name = match file {
+            Some(f) => lines[f + 1].trim_start_matches("+++ ").split('\t').next().unwrap_or("").to_string(),
+            None => lines[h].to_string(),
+        };
+        let hunks = last - k + 1;
+        let what = format!(
+            "diff of {name}: {hunks} hunk{}, {} lines",
+            if hunks == 1 { "" } else { "s" },
+            to + 1 - from
+        );
+        out.push(more_lines(src, &what, from, to));
+        for &(h, end) in &spans[k..=last] {
+            out.extend((h + 1..end).filter(|&j| src.ledger.kind(j).is_some()).map(|j| lines[j].to_string()));
+        }
+        k = last + 1;
+    }
+    finish(out, lines)
+}
+
+/// `--- a` over `+++ b` at line `i`.
+fn file_header(lines: &[&str], i: usize) -> bool {
+    lines[i].starts_with("--- ") && lines.get(i + 1).is_some_and(|n| n.starts_with("+++ "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text::guard::Owned;
+
+    fn report(text: &str) -> Option<String> {
+        let owned = Owned::new(text);
+        let src = owned.src();
+        render(&src, &crate::text::blocks::find(&src.cleaned))
+    }
+
+    #[test]
+    fn places_are_findings() {
+        for l in [
+            "click/core.py:1672: unused variable '__func' (100% confidence)",
+            "dateutil/tz/win.py:119:9: E722 do not use bare 'except'",
+            "    lua/cart.lua:1:7: unused variable json",
+            "js/csslint.js: line 7475, col 13, 'next' is already defined.",
+            "line 19 column 3 - Warning: <div> anchor \"main\" already defined",
+            "2: warning at line 7, col 3",
+            "   Location: flask/sessions.py:281:11",
+            "L:   2 | P:  15 | AM05 | Join clauses should be fully qualified. [ambiguous.join]",
+            "  142:1  ✖  \"x\" has already been disabled  CssSyntaxError",
+            "H025 10:12 Tag seems to be an orphan. </h2>",
+            "    M 812:4 Range.__getitem__ - F (50)",
+            "ntheory/factor_.py:1 at module level:",
+        ] {
+            assert!(is_finding(l), "{l}");
+        }
+        for l in ["12:00:01 INFO start", "Checking lua/cart.lua OK", "    arr[10] = 1;", "total: 12 files"] {
+            assert!(!is_finding(l), "{l}");
+        }
+    }
+
+    #[test]
+    fn findings_stay_code_excerpts_go() {
+        let mut text = String::from("Inspecting 2 files\nCC\n\nOffenses:\n\n");
+        for k in 1..=8 {
+            text.push_str(&format!(
+                "lib/cart.rb:{k}:3: C: Layout/EmptyLineBetweenDefs: Expected 1 empty line.\n  def add(item, qty=1)\n  ^^^^^^^\n"
+            ));
+        }
+        text.push_str("\n2 files inspected, 8 offenses detected\n");
+        let out = report(&text).expect("a report");
+        for k in 1..=8 {
+            assert!(out.contains(&format!("lib/cart.rb:{k}:3: C: Layout/EmptyLineBetweenDefs")), "{out}");
+        }
+        assert!(!out.contains("def add"), "{out}");
+        assert!(out.contains("2 files inspected, 8 offenses detected"), "{out}");
+        assert!(out.contains("(16 lines of code excerpts under the findings not shown)"), "{out}");
+    }
+
+    #[test]
+    fn an_issue_block_stays_whole() {
+        let mut text = String::from("[main]\tINFO\trunning\nTest results:\n");
+        for k in 0..6 {
+            text.push_str(&format!(
+                ">> Issue: [B324:hashlib] Use of weak SHA1 hash.\n   Severity: High   Confidence: High\n   Location: pkg/m{k}.py:45:11\n44\timport hashlib\n45\th = hashlib.sha1(x)\n46\treturn h\n\n--------------------------------------------------\n"
+            ));
+        }
+        text.push_str("\nRun metrics:\n\t\tHigh: 6\n");
+        let out = report(&text).expect("a report");
+        assert_eq!(out.matches(">> Issue: [B324:hashlib] Use of weak SHA1 hash.").count(), 6, "{out}");
+        assert_eq!(out.matches("   Severity: High   Confidence: High").count(), 6, "{out}");
+        assert!(out.contains("   Location: pkg/m5.py:45:11") && out.contains("\t\tHigh: 6"), "{out}");
+        assert!(!out.contains("hashlib.sha1(x)") && !out.contains("-----"), "{out}");
+    }
+
+    #[test]
+    fn repeated_finding_headers_are_quoted_once() {
+        let mut text = String::new();
+        for f in ["a.py", "b.py", "c.py"] {
+            for code in ["D205: 1 blank line required", "D400: First line should end with a period"] {
+                text.push_str(&format!("{f}:1 at module level:\n        {code}\n"));
+            }
+        }
+        let out = report(&text).expect("a report");
+        assert_eq!(out.matches("a.py:1 at module level:").count(), 1, "{out}");
+        assert_eq!(out.matches("        D400: First line should end with a period").count(), 3, "{out}");
+    }
+
+    #[test]
+    fn formatter_diffs_fold_their_hunks() {
+        let mut text = String::new();
+        for f in ["a.py", "b.py"] {
+            text.push_str(&format!("--- {f}\t2026-01-01\n+++ {f}\t2026-01-02\n@@ -1,40 +1,40 @@\n"));
+            for k in 0..40 {
+                text.push_str(&format!(" line {k} of the unchanged code around it\n-old {k}\n+new {k}\n"));
+            }
+            text.push_str(&format!("would reformat {f}\n"));
+        }
+        text.push_str("2 files would be reformatted.\n");
+        let owned = Owned::new(&text);
+        let out = diff(&owned.src(), 4000).expect("a folded diff");
+        assert!(
+            out.starts_with("would reformat a.py\nwould reformat b.py\n2 files would be reformatted.\n(diff of a.py: 1 hunk, 123 lines: tokensieve show abc123 --lines 1:123)"),
+            "{out}"
+        );
+        assert!(
+            out.contains("(diff of b.py: 1 hunk, 123 lines: tokensieve show abc123 --lines 125:247)"),
+            "{out}"
+        );
+        assert!(!out.contains("+new 3"), "{out}");
+    }
+}
