@@ -26,7 +26,8 @@
 //!    is smaller, counting the receipt line an agent reads with it; if it is, `Store::put` keeps the raw bytes and the receipt gets
 //!    ` | raw: ID`. `emit` writes stdout, flushes, then the receipt on stderr:
 //!    the long line for a person, the short one when an agent marker is set
-//!    (`[tokensieve 728→238 tok · raw 9439d8b8]`, ≤ 20 tokens;
+//!    (`[tokensieve 728→238 raw 9439d8]`: ≤ 12 tokens without an id, ≤ 16
+//!    with one, the counts left out when they would pass that;
 //!    `TOKENSIEVE_RECEIPT=short|long`), whose tokens count against the
 //!    savings and go into the history's compressed column; an agent gets no
 //!    receipt at all for output delivered untouched.

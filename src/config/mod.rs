@@ -120,7 +120,7 @@ pub static SPECS: &[Spec] = &[
     Spec {
         key: "focus",
         env: "TOKENSIEVE_FOCUS",
-        about: "tokens of JSON rendering above which a focus view is shown, or off",
+        about: "tokens of JSON rendering above which a focus view is shown (record-like text: twice that), or off",
         check: |v| crate::budget::parse_focus(v).map(|b| b.map_or("off".into(), |n| n.to_string())),
         list: false,
     },

@@ -75,8 +75,17 @@
 //!    | regular file | the caller is a program, both streams on the file, appending (Claude Code) | compress |
 //!    | `/dev/null`, another device, closed | — | exec |
 //!    | anything `/proc` cannot read | — | exec |
-//! 4. `child`: passthrough is `exec` (the tool replaces us; argv[0] as typed).
-//!    Compressing spawns the tool with stdin/stderr inherited, stdout piped,
+//! 4. `child`: passthrough is `exec` (the tool replaces us). argv[0] is the
+//!    real tool's path, as version managers' shims do: an interpreter that
+//!    finds its home from argv[0] (python and its venv's `pyvenv.cfg`) must
+//!    not find our shim folder (tests/interpreters.rs).
+//!    Compressing spawns the tool with stdin inherited, stdout piped, and
+//!    stderr inherited unless our stderr is the same place as our stdout
+//!    (`reader::stderr_joins_stdout`: one open file per `kcmp`, or the same
+//!    pipe or pty: Claude Code's capture file, `2>&1`): then stdout and
+//!    stderr are one pipe, the agent reads them in the tool's order and the
+//!    merged text is what the filters treat (tests/stderr.rs); `2>/dev/null`
+//!    and `2>file` keep the tool's stderr where it was sent;
 //!    `TOKENSIEVE_DEPTH=1`, pagers off, `PR_SET_PDEATHSIG`, and SIGINT, SIGTERM,
 //!    SIGHUP, SIGQUIT forwarded (not terminal-generated ones: the tool got those
 //!    itself; not ones our caller ignores, as under `nohup`: they stay ignored).
@@ -144,8 +153,7 @@ use crate::store::Store;
 
 /// Shim mode: `name` is the basename we were called as.
 pub fn main(name: &str, args: Vec<OsString>) -> ExitCode {
-    let argv0 = std::env::args_os().next().unwrap_or_else(|| name.into());
-    launch(name, None, &argv0, &args, None)
+    launch(name, None, &args, None)
 }
 
 /// `tokensieve run -- CMD ARGS...`: the shim's behaviour as if an agent
@@ -156,18 +164,12 @@ pub fn run_explicit(cmd: &OsStr, args: &[OsString], settings: Settings) -> ExitC
     let path = Path::new(cmd);
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let given = cmd.to_string_lossy().contains('/').then(|| path.to_path_buf());
-    launch(&name, given, cmd, args, Some(settings))
+    launch(&name, given, args, Some(settings))
 }
 
 /// `settings` is `Some` for `tokensieve run` (explicit: as if an agent
 /// marker were set); a shim reads them from the environment when it needs them.
-fn launch(
-    name: &str,
-    given: Option<PathBuf>,
-    argv0: &OsStr,
-    args: &[OsString],
-    settings: Option<Settings>,
-) -> ExitCode {
+fn launch(name: &str, given: Option<PathBuf>, args: &[OsString], settings: Option<Settings>) -> ExitCode {
     let started = Instant::now();
     let skip = resolve::self_ids();
     let Some(real) = given.or_else(|| resolve::find(name, std::env::var_os("PATH").as_deref(), &skip)) else {
@@ -184,7 +186,7 @@ fn launch(
             }
         }
     }
-    let launch = Launch { real: &real, argv0, args, shims: resolve::ids_env_value(&skip) };
+    let launch = Launch { real: &real, args, shims: resolve::ids_env_value(&skip) };
     match decision {
         Decision::Passthrough(_) => cannot_run(&real, &child::exec(&launch)),
         Decision::Compress => compress(name, &launch, settings, started),
@@ -196,7 +198,8 @@ fn compress(name: &str, launch: &Launch, settings: Option<Settings>, started: In
     // The call's one raw store: the capture spools into it, the handoff
     // keeps the raw bytes in it.
     let raw_store = crate::config::get().store();
-    let outcome = match child::run(launch, &Limits::from_env(), &raw_store, settings.encoding) {
+    let merge = reader::stderr_joins_stdout();
+    let outcome = match child::run(launch, merge, &Limits::from_env(), &raw_store, settings.encoding) {
         Ok(o) => o,
         Err(e) => return cannot_run(launch.real, &e),
     };
