@@ -1,8 +1,9 @@
 //! `tokensieve fetch -- 'CMD1' 'CMD2'...`: several commands (each through
 //! `sh -c`, all at once) merged into one JSON document keyed by the command
 //! string, compressed once with one receipt. Outputs that are not JSON are
-//! kept as strings; the exit status is the first non-zero one, in argument
-//! order.
+//! kept as strings; a command that failed keeps its own status beside its
+//! output (`{"exit_code": N, "output": ...}`); the exit status is the first
+//! non-zero one, in argument order.
 
 use std::ffi::OsString;
 use std::io::Read;
