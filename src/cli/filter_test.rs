@@ -128,7 +128,7 @@ fn try_draft(file: &Path, cmd: &str, exit: i32) -> Result<ExitCode> {
     let hint = Hint { command, exit_code: exit };
     // A draft tried on a capture is not a call of the tool.
     crate::handoff::not_a_call();
-    crate::handoff::deliver(&raw, Some(&hint), &settings, started)?;
+    crate::handoff::deliver(&raw, Some(&hint), &settings, &config::get().store(), started)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -565,6 +565,12 @@ impl Config {
         self.text("capture_max_bytes").and_then(|v| crate::store::parse_size(v).ok())
     }
 
+    /// The raw store of one call (its home, this cap): built once by the
+    /// front end and handed down.
+    pub fn store(&self) -> crate::store::Store {
+        crate::store::Store::new(crate::store::home(), self.store_max_bytes())
+    }
+
     /// Seconds after which text still coming is streamed (`None`: never).
     pub fn text_wait_secs(&self) -> Option<u64> {
         self.text("text_wait_secs").and_then(|v| v.parse().ok()).filter(|&s| s > 0)

@@ -149,7 +149,7 @@ pub use child::exit_code as child_exit_code;
 use policy::Decision;
 
 use crate::settings::{Hint, Settings};
-use crate::store::{self, Store};
+use crate::store::Store;
 
 /// Shim mode: `name` is the basename we were called as.
 pub fn main(name: &str, args: Vec<OsString>) -> ExitCode {
@@ -195,7 +195,9 @@ fn launch(name: &str, given: Option<PathBuf>, args: &[OsString], settings: Optio
 
 fn compress(name: &str, launch: &Launch, settings: Option<Settings>, started: Instant) -> ExitCode {
     let settings = settings.unwrap_or_else(crate::config::settings);
-    let raw_store = Store::new(store::home(), crate::config::get().store_max_bytes());
+    // The call's one raw store: the capture spools into it, the handoff
+    // keeps the raw bytes in it.
+    let raw_store = crate::config::get().store();
     let merge = reader::stderr_joins_stdout();
     let outcome = match child::run(launch, merge, &Limits::from_env(), &raw_store, settings.encoding) {
         Ok(o) => o,
@@ -205,8 +207,8 @@ fn compress(name: &str, launch: &Launch, settings: Option<Settings>, started: In
     words.extend(launch.args.iter().map(|a| a.to_string_lossy().into_owned()));
     let hint = Hint { command: words, exit_code: outcome.code };
     match outcome.captured {
-        Captured::Whole(raw) => deliver_whole(raw, &hint, &settings, started),
-        Captured::Kept(spooled) => deliver_or_raw(&spooled, &hint, &settings, started),
+        Captured::Whole(raw) => deliver_whole(raw, &hint, &settings, &raw_store, started),
+        Captured::Kept(spooled) => deliver_or_raw(&spooled, &hint, &settings, &raw_store, started),
         Captured::Streamed => {}
     }
     if let Some(stop) = outcome.stop {
@@ -237,11 +239,11 @@ fn stopped_note(stop: Stop, started: Instant) {
 /// handed over (`handoff::deliver_stored`), so that its bytes are let go
 /// before its tree is complete, as in filter mode; from then on the stored
 /// copy is what a failure falls back to. Anything else: `deliver_or_raw`.
-fn deliver_whole(raw: Vec<u8>, hint: &Hint, settings: &Settings, started: Instant) {
+fn deliver_whole(raw: Vec<u8>, hint: &Hint, settings: &Settings, raw_store: &Store, started: Instant) {
     // A failure while storing leaves the bytes here: the ordinary path.
-    let store = || crate::handoff::store_large(&raw, Some(hint), settings);
+    let store = || crate::handoff::store_large(&raw, Some(hint), settings, raw_store);
     let stored = std::panic::catch_unwind(std::panic::AssertUnwindSafe(store)).ok().flatten();
-    let Some(stored) = stored else { return deliver_or_raw(&raw[..], hint, settings, started) };
+    let Some(stored) = stored else { return deliver_or_raw(&raw[..], hint, settings, raw_store, started) };
     let object = stored.object().clone();
     guarded(
         move || crate::handoff::deliver_stored(raw, stored, Some(hint), settings, started),
@@ -258,11 +260,12 @@ fn deliver_or_raw<'a>(
     raw: impl Into<crate::handoff::Gathered<'a>>,
     hint: &Hint,
     settings: &Settings,
+    raw_store: &Store,
     started: Instant,
 ) {
     let gathered = raw.into();
     guarded(
-        || crate::handoff::deliver_gathered(&gathered, Some(hint), settings, started),
+        || crate::handoff::deliver_gathered(&gathered, Some(hint), settings, raw_store, started),
         || {
             let _ = gathered.write_raw(&mut io::stdout().lock());
         },
