@@ -92,26 +92,36 @@ pub fn stats(v: &Value) -> Vec<(GPath, Stat)> {
     order.into_iter().map(|p| (p.clone(), map.remove(&p).unwrap_or_default())).collect()
 }
 
-/// Calls `f` with every non-null scalar of `v` and its generalised path.
-pub fn walk(v: &Value, path: &mut GPath, f: &mut impl FnMut(&[Step], &Value)) {
+/// Calls `f` with every value of `v` (containers too, before their
+/// contents) and its generalised path: the one walk the focus views share.
+pub fn visit(v: &Value, path: &mut GPath, f: &mut impl FnMut(&[Step], &Value)) {
+    f(path, v);
     match v {
         Value::Object(m) => {
             for (k, x) in m {
                 path.push(Step::Key(k.clone()));
-                walk(x, path, f);
+                visit(x, path, f);
                 path.pop();
             }
         }
         Value::Array(items) => {
             path.push(Step::Each);
             for x in items {
-                walk(x, path, f);
+                visit(x, path, f);
             }
             path.pop();
         }
-        Value::Null => {}
-        leaf => f(path, leaf),
+        _ => {}
     }
+}
+
+/// Calls `f` with every non-null scalar of `v` and its generalised path.
+pub fn walk(v: &Value, path: &mut GPath, f: &mut impl FnMut(&[Step], &Value)) {
+    visit(v, path, &mut |p, x| {
+        if !(x.is_null() || x.is_object() || x.is_array()) {
+            f(p, x)
+        }
+    });
 }
 
 /// `doc` reduced to the leaves whose generalised path is in `keep`
@@ -262,36 +272,18 @@ pub const OBJECT: u8 = 1;
 pub const ARRAY: u8 = 2;
 pub const OTHER: u8 = 4;
 
-/// The kinds of every container path of `v`.
+/// The kinds of every path of `v`.
 pub fn kinds(v: &Value) -> Kinds {
-    fn go(v: &Value, path: &mut GPath, out: &mut Kinds) {
-        let bit = match v {
+    let mut out = Kinds::new();
+    visit(v, &mut Vec::new(), &mut |path, x| {
+        let bit = match x {
             Value::Object(_) => OBJECT,
             Value::Array(_) => ARRAY,
             Value::Null => return,
             _ => OTHER,
         };
-        *out.entry(path.clone()).or_default() |= bit;
-        match v {
-            Value::Object(m) => {
-                for (k, x) in m {
-                    path.push(Step::Key(k.clone()));
-                    go(x, path, out);
-                    path.pop();
-                }
-            }
-            Value::Array(items) => {
-                path.push(Step::Each);
-                for x in items {
-                    go(x, path, out);
-                }
-                path.pop();
-            }
-            _ => {}
-        }
-    }
-    let mut out = Kinds::new();
-    go(v, &mut Vec::new(), &mut out);
+        *out.entry(path.to_vec()).or_default() |= bit;
+    });
     out
 }
 

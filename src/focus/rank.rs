@@ -281,24 +281,11 @@ fn is_identity_like(path: &[Step]) -> bool {
 
 /// Calls `f` with every object of `doc` (its generalised path too).
 fn records(v: &Value, path: &mut GPath, f: &mut impl FnMut(&[Step], &serde_json::Map<String, Value>)) {
-    match v {
-        Value::Object(m) => {
-            f(path, m);
-            for (k, x) in m {
-                path.push(Step::Key(k.clone()));
-                records(x, path, f);
-                path.pop();
-            }
+    super::paths::visit(v, path, &mut |p, x| {
+        if let Value::Object(m) = x {
+            f(p, m)
         }
-        Value::Array(items) => {
-            path.push(Step::Each);
-            for x in items {
-                records(x, path, f);
-            }
-            path.pop();
-        }
-        _ => {}
-    }
+    });
 }
 
 /// The field that names the elements of the array at `path` in `doc`: one
