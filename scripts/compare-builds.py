@@ -20,7 +20,7 @@ Both builds run with the same empty TOKENSIEVE_HOME path (emptied between
 them) and no agent marker, so raw ids and notes are the same when the
 behaviour is. Prints one line per case that differs and keeps both outputs
 under --out (default target/compare) as CASE.old / CASE.new; exits 1 when
-any case differs. Both binaries are copied as `tokensieve` (argv[0] picks
+any case differs. Both binaries are linked as `tokensieve` (argv[0] picks
 the CLI).
 """
 
@@ -117,7 +117,7 @@ def main():
     for side, src in (("old", a.old), ("new", a.new)):
         (out / side).mkdir()
         bins[side] = out / side / "tokensieve"
-        shutil.copy(src, bins[side])
+        os.symlink(os.path.abspath(src), bins[side])
     all_cases = cases(a.only)
     budgets = a.budgets.split(",")
     home = out / "home"  # one path for both: raw notes name it

@@ -263,29 +263,36 @@ pub enum ReceiptForm {
     Short,
 }
 
-/// Hex digits of the raw id in the short form (`show` takes any unique prefix).
-const SHORT_ID: usize = 8;
+/// Hex digits of the raw id in the short form (`show` takes any unique
+/// prefix; `show` reports the rare ambiguous one).
+const SHORT_ID: usize = 6;
+/// What the short receipt may cost an agent (cl100k, with its newline): it
+/// is read on every call, so it says only how much was saved and, when
+/// something was left out, the id of the stored original.
+pub const SHORT_MAX_TOKENS: usize = 12;
+pub const SHORT_MAX_TOKENS_WITH_ID: usize = 16;
 
 impl Receipt {
     /// The stderr line for `form`. `None` for the short form of an output
     /// delivered untouched: the agent read the tool's own bytes, there is
-    /// nothing to tell it.
+    /// nothing to tell it. The short form is `[tokensieve 4821→612]`, with
+    /// ` raw ID` when the original was kept; a view says so in its own text.
+    /// When the counts would take it over its limit (long numbers, an id
+    /// that splits into many tokens) they go and the id stays.
     pub fn line(&self, form: ReceiptForm) -> Option<String> {
         match form {
             ReceiptForm::Long => Some(self.to_string()),
             ReceiptForm::Short if self.shape == Shape::Raw => None,
             ReceiptForm::Short => {
-                let mut line = format!("[tokensieve {}→{} tok", self.original, self.compressed);
-                // A view says so: the agent must know rows were left out.
-                if let Shape::View { shown, total, unit, .. } = &self.shape {
-                    line.push_str(&format!(" · view {shown}/{total} {unit}"));
+                let counts = format!("{}→{}", self.original, self.compressed);
+                let Some(id) = &self.raw_id else { return Some(format!("[tokensieve {counts}]")) };
+                let id = &id[..id.len().min(SHORT_ID)];
+                let full = format!("[tokensieve {counts} raw {id}]");
+                if count(Encoding::Cl100k, &format!("{full}\n")) <= SHORT_MAX_TOKENS_WITH_ID {
+                    Some(full)
+                } else {
+                    Some(format!("[tokensieve raw {id}]"))
                 }
-                if let Some(id) = &self.raw_id {
-                    line.push_str(" · raw ");
-                    line.push_str(&id[..id.len().min(SHORT_ID)]);
-                }
-                line.push(']');
-                Some(line)
             }
         }
     }
@@ -330,28 +337,40 @@ mod tests {
     }
 
     #[test]
-    fn the_short_receipt_is_at_most_twenty_tokens() {
-        let id = Some("9439d8b8a1b2".to_owned());
-        // Up to six-digit counts (outputs under a million tokens).
+    fn the_short_receipt_stays_within_its_limits() {
+        // Counts up to a million tokens, and ids whose hex splits into many
+        // tokens as well as few (every 6-digit prefix of 4,096 hashes).
+        let limit = |r: &Receipt| {
+            let line = r.line(ReceiptForm::Short).unwrap();
+            let n = r.overhead_of(ReceiptForm::Short, Encoding::Cl100k);
+            let max = if r.raw_id.is_some() { SHORT_MAX_TOKENS_WITH_ID } else { SHORT_MAX_TOKENS };
+            assert!(n <= max, "{n} tokens: {line}");
+            line
+        };
         let r = Receipt {
             original: 987_654,
             compressed: 123_456,
             shape: Shape::Outline,
-            raw_id: id,
+            raw_id: None,
             overhead: 0,
         };
-        let line = r.line(ReceiptForm::Short).unwrap();
-        assert_eq!(line, "[tokensieve 987654→123456 tok · raw 9439d8b8]");
-        for enc in [Encoding::Cl100k, Encoding::O200k] {
-            assert!(r.overhead_of(ReceiptForm::Short, enc) <= 20, "{enc:?}: {line}");
+        assert_eq!(limit(&r), "[tokensieve 987654→123456]");
+        let with_id =
+            Receipt { raw_id: Some("9439d8b8a1b2".to_owned()), original: 4821, compressed: 612, ..r.clone() };
+        assert_eq!(limit(&with_id), "[tokensieve 4821→612 raw 9439d8]");
+        let mut dropped_counts = 0;
+        for k in 0..4096u64 {
+            let hex = format!("{:012x}", k.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 16);
+            let line = limit(&Receipt { raw_id: Some(hex.clone()), ..r.clone() });
+            // The id is always there, as `show` needs it.
+            assert!(line.ends_with(&format!(" raw {}]", &hex[..6])), "{line}");
+            dropped_counts += usize::from(!line.contains('→'));
         }
-        assert_eq!(r.overhead_of(ReceiptForm::Long, Encoding::Cl100k), 0);
+        assert!(dropped_counts < 4096, "the counts fit beside most ids");
+        // A view says so in its own text; the receipt stays short.
         let view = Shape::View { of: Box::new(Shape::Outline), shown: 120, total: 1183, unit: "rows" };
-        let viewed = Receipt { shape: view, ..r.clone() };
-        assert_eq!(
-            viewed.line(ReceiptForm::Short).unwrap(),
-            "[tokensieve 987654→123456 tok · view 120/1183 rows · raw 9439d8b8]"
-        );
+        assert_eq!(limit(&Receipt { shape: view, ..with_id.clone() }), "[tokensieve 4821→612 raw 9439d8]");
+        assert_eq!(r.overhead_of(ReceiptForm::Long, Encoding::Cl100k), 0);
         let untouched = Receipt { shape: Shape::Raw, raw_id: None, ..r };
         assert_eq!(untouched.line(ReceiptForm::Short), None);
         assert!(untouched.line(ReceiptForm::Long).unwrap().ends_with("Shape: raw"));

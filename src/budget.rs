@@ -2,6 +2,15 @@
 //! (SPEC §6b). Harnesses cut longer tool output blindly (Claude Code keeps
 //! 30,000 chars and removes the middle); above the budget we print a view
 //! (`crate::view`) instead, which says what it left out and how to get it.
+//!
+//! The focus size (`FOCUS_DEFAULT`; `TOKENSIEVE_FOCUS=N|off`,
+//! `Settings.focus`) is SPEC §6c's smaller limit. Record-like text whose
+//! whole rendering passes `record_focus` of it gets a focus view from its
+//! filter (`past_focus`): `git log` one line per commit plus bodies
+//! while they fit and the `show --lines` range of the rest, `git blame` a
+//! line of ours per run of lines from one commit, long runs of a diff cut
+//! around their `show --lines` range (`text/filters/git.rs`). Lines of ours
+//! start with `# ` or `… `, shapes the tool's own lines never have.
 
 use anyhow::{Result, bail};
 
@@ -18,6 +27,27 @@ const HARNESS_DEFAULT: usize = 30_000;
 /// Smallest budget that still holds a useful view (its header, an outline
 /// line or two, a few rows).
 pub const MIN: usize = 2_000;
+
+/// Record-like text (`git log`, `git blame`) gets its focus view past
+/// twice the focus size and keeps message bodies up to it: its records are
+/// prose the agent reads whole, not columns to rank, and a log of ten
+/// commits with their bodies (the session bench's `git log --stat -n 10`,
+/// 1,229 tokens) should keep the bodies that fit in 1,000 tokens.
+pub const RECORD_FOCUS_FACTOR: usize = 2;
+
+/// The focus size for record-like text, from the shared one (`None`: off).
+pub fn record_focus(focus: Option<usize>) -> Option<usize> {
+    focus.map(|f| f.saturating_mul(RECORD_FOCUS_FACTOR))
+}
+
+/// Whether `rendering` is past the focus size `focus` (`None`: off).
+pub fn past_focus(focus: Option<usize>, rendering: &str) -> bool {
+    // chars/2 is below any text's token count's upper range: no count needed
+    // for what is plainly small
+    focus.is_some_and(|f| {
+        rendering.len() / 2 > f || rendering.len() > f && auditor::count(Encoding::Cl100k, rendering) > f
+    })
+}
 
 /// A budget setting's value (`crate::config`: `TOKENSIEVE_BUDGET`, or
 /// `budget` in a settings file): a number of characters (at least `MIN`) or

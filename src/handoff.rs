@@ -26,7 +26,8 @@
 //!    is smaller, counting the receipt line an agent reads with it; if it is, `Store::put` keeps the raw bytes and the receipt gets
 //!    ` | raw: ID`. `emit` writes stdout, flushes, then the receipt on stderr:
 //!    the long line for a person, the short one when an agent marker is set
-//!    (`[tokensieve 728→238 tok · raw 9439d8b8]`, ≤ 20 tokens;
+//!    (`[tokensieve 728→238 raw 9439d8]`: ≤ 12 tokens without an id, ≤ 16
+//!    with one, the counts left out when they would pass that;
 //!    `TOKENSIEVE_RECEIPT=short|long`), whose tokens count against the
 //!    savings and go into the history's compressed column; an agent gets no
 //!    receipt at all for output delivered untouched.
@@ -68,7 +69,7 @@ use crate::history;
 use crate::pipeline;
 use crate::settings::Format;
 use crate::settings::{Excerpt, Gap, Hint, Rendered, Settings};
-use crate::store::{self, Object, Store};
+use crate::store::{Object, Store};
 use crate::typed::{self, TypedResult};
 
 mod large;
@@ -77,8 +78,8 @@ pub use large::Stored;
 
 /// Everything after the bytes are captured: render, settle, store, emit the
 /// output and the receipt, record the call. The one call both the shim and
-/// filter mode make. (`started` is when the call began, for the history's
-/// duration column.)
+/// filter mode make, with the call's one raw store (`config::Config::store`).
+/// (`started` is when the call began, for the history's duration column.)
 ///
 /// The raw store and the history are a convenience: if either fails (locked,
 /// corrupt, unwritable, disk full) the agent still gets its output and the
@@ -87,10 +88,10 @@ pub fn deliver(
     raw: &[u8],
     hint: Option<&Hint>,
     settings: &Settings,
+    raw_store: &Store,
     started: Instant,
 ) -> io::Result<Receipt> {
     let mut warnings: Vec<String> = Vec::new();
-    let raw_store = Store::new(store::home(), crate::config::get().store_max_bytes());
     // Known before rendering, so a text summary can point at the full output.
     let plan_started = Instant::now();
     let planned = raw_store.plan(raw);
@@ -159,11 +160,12 @@ pub fn deliver_owned(
     raw: Vec<u8>,
     hint: Option<&Hint>,
     settings: &Settings,
+    raw_store: &Store,
     started: Instant,
 ) -> io::Result<Receipt> {
-    match large::deliver(raw, hint, settings, started) {
+    match large::deliver(raw, hint, settings, raw_store, started) {
         Ok(done) => done,
-        Err(raw) => deliver(&raw, hint, settings, started),
+        Err(raw) => deliver(&raw, hint, settings, raw_store, started),
     }
 }
 
@@ -172,8 +174,13 @@ pub fn deliver_owned(
 /// document is stored, and `Some` says the stored copy (`write_stored`) can
 /// stand in for the caller's from now on. `None`: `deliver` as usual (it
 /// also says why a store that failed did).
-pub fn store_large(raw: &[u8], hint: Option<&Hint>, settings: &Settings) -> Option<Stored> {
-    large::store(raw, hint, settings)
+pub fn store_large(
+    raw: &[u8],
+    hint: Option<&Hint>,
+    settings: &Settings,
+    raw_store: &Store,
+) -> Option<Stored> {
+    large::store(raw, hint, settings, raw_store)
 }
 
 /// The second half: `raw`, already `stored`, delivered as `deliver_owned`
@@ -185,9 +192,10 @@ pub fn deliver_stored(
     settings: &Settings,
     started: Instant,
 ) -> io::Result<Receipt> {
+    let raw_store = stored.store().clone();
     match large::deliver_stored(raw, stored, hint, settings, started) {
         Ok(done) => done,
-        Err(raw) => deliver(&raw, hint, settings, started),
+        Err(raw) => deliver(&raw, hint, settings, &raw_store, started),
     }
 }
 
@@ -293,11 +301,12 @@ pub fn deliver_gathered(
     gathered: &Gathered,
     hint: Option<&Hint>,
     settings: &Settings,
+    raw_store: &Store,
     started: Instant,
 ) -> io::Result<Receipt> {
     match *gathered {
-        Gathered::Whole(raw) => deliver(raw, hint, settings, started),
-        Gathered::Spooled { .. } => deliver_excerpt(gathered, hint, settings, started),
+        Gathered::Whole(raw) => deliver(raw, hint, settings, raw_store, started),
+        Gathered::Spooled { .. } => deliver_excerpt(gathered, hint, settings, raw_store.home(), started),
     }
 }
 
@@ -309,6 +318,7 @@ fn deliver_excerpt(
     gathered: &Gathered,
     hint: Option<&Hint>,
     settings: &Settings,
+    home: &std::path::Path,
     started: Instant,
 ) -> io::Result<Receipt> {
     let Gathered::Spooled { text, excerpt, object, tokens } = *gathered else {
@@ -319,10 +329,9 @@ fn deliver_excerpt(
     local.raw_id = Some(object.id.clone());
     local.excerpt = Some(excerpt.clone());
     let settings = &local;
-    let home = store::home();
     let open_side = || {
         let opened = Instant::now();
-        (history::open(&home), opened.elapsed())
+        (history::open(home), opened.elapsed())
     };
     let ((rendered, result), (history, open_took)) = std::thread::scope(|s| {
         let side = s.spawn(open_side);
@@ -360,7 +369,7 @@ fn deliver_excerpt(
     let harness = crate::budget::harness_tokens(settings.encoding, text.as_bytes(), tokens, settings.budget);
     let result = typed_result(result, hint, &receipt);
     let call = history::Call::new(hint, &receipt, harness, started.elapsed()).with_result(&result);
-    after_output(call, history, &home, Vec::new(), (Default::default(), open_took));
+    after_output(call, history, home, Vec::new(), (Default::default(), open_took));
     Ok(receipt)
 }
 

@@ -49,7 +49,8 @@ pub struct Settings {
     /// built-in text filters.
     pub user_filters: std::sync::Arc<[crate::userfilter::UserFilter]>,
     /// Tokens of JSON rendering above which a focus view is tried
-    /// (`crate::focus`, `TOKENSIEVE_FOCUS`); `None`: off.
+    /// (`crate::focus`, `TOKENSIEVE_FOCUS`; record-like text past
+    /// `budget::record_focus` of it); `None`: off.
     pub focus: Option<usize>,
     /// The user's `[[view]]`s (`crate::userview`), tried before ours.
     pub user_views: std::sync::Arc<[crate::userview::View]>,

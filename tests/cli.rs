@@ -416,8 +416,8 @@ fn stored_json(env: &Env, n: usize) -> (String, String) {
 fn show_lines_prints_lines_as_they_are_and_the_agent_note_says_so() {
     let note = tokensieve::agents::INSTRUCTIONS;
     let at = note.find("--lines").unwrap();
-    let sentence = &note[at..note[at..].find(".\n").map_or(note.len(), |e| at + e)];
-    assert!(sentence.contains("as they are"), "{sentence}");
+    let sentence = &note[at..note[at..].find(". ").map_or(note.len(), |e| at + e)];
+    assert!(!sentence.contains("number"), "the note says --lines numbers its lines: {sentence}");
     let env = Env::new();
     let (id, raw) = stored_json(&env, 100);
     let lines: Vec<&str> = raw.lines().collect();
@@ -786,4 +786,29 @@ fn recall_finds_g_plus_plus_and_flake8_by_their_names() {
     let tools: Vec<&str> =
         gain["by_command"].as_array().unwrap().iter().filter_map(|r| r["tool"].as_str()).collect();
     assert!(tools.contains(&"g++") && tools.contains(&"flake8") && !tools.contains(&"?"), "{tools:?}");
+}
+
+/// `tokensieve` alone on a terminal says what it waits for (on stderr), and
+/// a Ctrl-D ends it.
+#[test]
+fn tokensieve_alone_on_a_terminal_says_what_it_waits_for() {
+    use std::os::fd::FromRawFd;
+    let (mut master, mut slave) = (0, 0);
+    // SAFETY: openpty writes two descriptors, which the files below own.
+    let rc = unsafe {
+        libc::openpty(&mut master, &mut slave, std::ptr::null_mut(), std::ptr::null(), std::ptr::null())
+    };
+    assert_eq!(rc, 0, "openpty");
+    let (mut master, slave) = unsafe { (fs::File::from_raw_fd(master), fs::File::from_raw_fd(slave)) };
+    let env = Env::new();
+    let child = {
+        let mut c = env.cmd(&[]);
+        c.stdin(Stdio::from(slave));
+        c.spawn().unwrap()
+    };
+    master.write_all(b"\x04").unwrap();
+    let out = common::wait_within(child, std::time::Duration::from_secs(20));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(err.starts_with("tokensieve: reading the output to filter from stdin"), "{err}");
 }

@@ -536,14 +536,17 @@ fn short_receipts_for_agents_count_in_the_history() {
     // The receipt is the whole of stderr: one short line.
     let line = stderr.strip_suffix('\n').unwrap();
     assert!(!line.contains('\n'), "{stderr}");
-    let (counts, id) = line.strip_prefix("[tokensieve ").unwrap().split_once(" tok · raw ").unwrap();
+    let (counts, id) = line.strip_prefix("[tokensieve ").unwrap().split_once("raw ").unwrap();
     let id = id.strip_suffix(']').unwrap();
-    let (before, after) = counts.split_once('→').unwrap();
-    assert_eq!(before.parse::<usize>().unwrap(), reference_tokens(&raw));
-    assert_eq!(after.parse::<usize>().unwrap(), reference_tokens(&out.stdout));
+    // The counts stay unless they would take the line over its limit.
+    if let Some((before, after)) = counts.trim_end().split_once('→') {
+        assert_eq!(before.parse::<usize>().unwrap(), reference_tokens(&raw));
+        assert_eq!(after.parse::<usize>().unwrap(), reference_tokens(&out.stdout));
+    }
+    // Counted by the reference tokenizer, not ours: the limit of issue 22.
     let overhead = reference_tokens(stderr.as_bytes());
-    assert!(overhead <= 20, "{line}: {overhead} tokens");
-    assert_eq!(id.len(), 8);
+    assert!(overhead <= 16, "{line}: {overhead} tokens");
+    assert_eq!(id.len(), 6);
     let shown = sb.cmd(BIN).args(["show", id]).output().unwrap();
     assert_eq!(shown.stdout, raw);
     // The history charges the agent for the line it read.

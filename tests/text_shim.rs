@@ -67,14 +67,16 @@ fn run_git_log_gets_the_log_summary() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stdout.starts_with("30 commits\n"), "{stdout}");
-    assert!(stdout.contains("Author: Dev One <dev@example.com> (20 commits)"), "{stdout}");
-    assert!(stdout.contains(": Change number 29\n"), "{stdout}");
+    assert!(stdout.starts_with("# focus view: 30 commits"), "{stdout}");
+    assert!(stdout.contains(" Dev One: Change number 29\n"), "{stdout}");
+    assert_eq!(stdout.matches(": Change number ").count(), 30, "{stdout}");
     assert!(stderr.contains("Shape: text:git-log"), "{stderr}");
 }
 
-/// A log of written messages (every line its own words) is a document: it
-/// reaches the agent whole, as git printed it, not one line per commit.
+/// A log of written messages (every line its own words) is a document: with
+/// focus off it reaches the agent whole, as git printed it; past the focus
+/// size it gets the focus view, every commit in it, and `show` prints the
+/// rest.
 #[test]
 fn run_git_log_of_written_messages_passes_whole() {
     // distinct letter-only words: no two message lines one word apart
@@ -95,9 +97,23 @@ fn run_git_log_of_written_messages_passes_whole() {
     let p = dir.path();
     let raw = Command::new("git").args(["log"]).current_dir(p).output().unwrap().stdout;
     assert!(raw.len() > 4_000, "{} bytes", raw.len());
-    let out = tokensieve(p, BIN, &["run", "--", "git", "log"], &[("CLAUDECODE", "1")]);
+    let out =
+        tokensieve(p, BIN, &["run", "--", "git", "log"], &[("CLAUDECODE", "1"), ("TOKENSIEVE_FOCUS", "off")]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&raw));
+    let out = tokensieve(p, BIN, &["run", "--", "git", "log"], &[("CLAUDECODE", "1")]);
+    let view = String::from_utf8_lossy(&out.stdout);
+    assert!(view.starts_with("# focus view: 30 commits"), "{view}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let id: String = stderr
+        .split("raw ")
+        .nth(1)
+        .expect("the raw output kept")
+        .chars()
+        .take_while(char::is_ascii_hexdigit)
+        .collect();
+    let shown = tokensieve(p, BIN, &["show", &id], &[]).stdout;
+    assert_eq!(shown, raw);
 }
 
 #[test]
@@ -109,7 +125,7 @@ fn a_git_shim_under_an_agent_summarises_and_keeps_the_status() {
     let path = format!("{}:{}", shims.display(), std::env::var("PATH").unwrap_or_default());
     let out = tokensieve(dir.path(), "git", &["log"], &[("PATH", &path), ("CLAUDECODE", "1")]);
     assert!(out.status.success());
-    assert!(String::from_utf8_lossy(&out.stdout).starts_with("30 commits\n"));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("# focus view: 30 commits"));
     // a failing git keeps git's own exit status (stdout empty: nothing to summarise)
     let bad = tokensieve(dir.path(), "git", &["log", "no-such-ref"], &[("PATH", &path), ("CLAUDECODE", "1")]);
     assert_eq!(bad.status.code(), Some(128));

@@ -347,7 +347,7 @@ fn saved_by(stderr: &[u8]) -> u64 {
     let text = String::from_utf8_lossy(stderr);
     let Some(line) = text.lines().find(|l| l.starts_with("[tokensieve ")) else { return 0 };
     let original = common::receipt_original(stderr).unwrap() as u64;
-    let compressed: u64 = line.split('→').nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
+    let compressed: u64 = line.split('→').nth(1).unwrap().split([' ', ']']).next().unwrap().parse().unwrap();
     let receipt = tiktoken_rs::cl100k_base_singleton().encode_ordinary(&format!("{line}\n")).len() as u64;
     original - compressed - receipt
 }

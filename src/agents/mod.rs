@@ -81,20 +81,18 @@ use std::process::Command;
 use edit::Edit;
 use serde_json::{Value, json};
 
-/// What the agents are told (kept short: every session pays for it).
+/// What the agents are told: every session pays for it, so it is kept
+/// under `INSTRUCTIONS_MAX_TOKENS` (a test holds it there).
 pub const INSTRUCTIONS: &str = "\
 # tokensieve
 
-Some commands (aws, kubectl, gh, ..., and `tokensieve run -- CMD`) print a
-compact form of their output: the same facts in fewer tokens. A receipt
-follows on stderr, e.g. `[tokensieve 728→238 tok · raw 9439d8b8]`: tokens
-before and after, and the id of the stored original.
-
-- `tokensieve show ID` prints the original output exactly; `--lines 120:180`
-  prints those lines as they are, `--grep REGEX` the matching ones numbered.
-- Pipes (`| jq`), `$(...)` and redirects (`> out.json`) always get the
-  original bytes; `TOKENSIEVE=off CMD` runs a command untouched.
+Command output may be compacted: same facts, fewer tokens. `tokensieve show ID` \
+prints the original behind a `[tokensieve … raw ID]` receipt (`--lines A:B` or \
+`--grep RE`: part of it). Pipes, `$(…)` and redirects get the original; so does \
+`TOKENSIEVE=off CMD`.
 ";
+/// Issue 22: the note Claude Code imports into every session.
+pub const INSTRUCTIONS_MAX_TOKENS: usize = 80;
 
 /// The agents `init` knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -443,6 +441,13 @@ mod tests {
         assert_eq!(Agent::parse("claude-code"), Some(Agent::Claude));
         assert_eq!(Agent::parse("codex"), Some(Agent::Codex));
         assert_eq!(Agent::parse("vim"), None);
+    }
+
+    #[test]
+    fn the_note_for_the_model_is_short_and_names_show() {
+        let n = crate::auditor::count(crate::auditor::Encoding::Cl100k, INSTRUCTIONS);
+        assert!(n <= INSTRUCTIONS_MAX_TOKENS, "{n} tokens:\n{INSTRUCTIONS}");
+        assert!(INSTRUCTIONS.contains("tokensieve show ID") && INSTRUCTIONS.contains("raw ID]"));
     }
 
     #[test]

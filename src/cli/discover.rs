@@ -61,7 +61,7 @@ pub(crate) fn run(a: super::args::DiscoverArgs) -> Result<ExitCode> {
     let mut progress = Progress::new("reading sessions", Unit::Files, Some(files.len() as u64));
     for file in &files {
         progress.advance(1);
-        let f = std::fs::File::open(file).with_context(|| format!("cannot read {}", file.display()))?;
+        let f = std::fs::File::open(file).with_context(|| format!("cannot read '{}'", file.display()))?;
         let malformed = scan(BufReader::new(f), &settings, &raw_store, &rows, &mut report)?;
         if malformed > 0 {
             eprintln!(
@@ -95,7 +95,7 @@ fn collect(root: &Path, cutoff: Option<SystemTime>, out: &mut Vec<PathBuf>, name
     let meta = match std::fs::metadata(root) {
         Ok(m) => m,
         Err(_) if !named => return Ok(()), // an agent that is not installed
-        Err(e) => return Err(e).with_context(|| format!("cannot read {}", root.display())),
+        Err(e) => return Err(e).with_context(|| format!("cannot read '{}'", root.display())),
     };
     if meta.is_file() {
         let recent = cutoff.is_none_or(|c| meta.modified().is_ok_and(|m| m >= c));
@@ -105,7 +105,7 @@ fn collect(root: &Path, cutoff: Option<SystemTime>, out: &mut Vec<PathBuf>, name
         return Ok(());
     }
     let mut entries: Vec<_> = std::fs::read_dir(root)
-        .with_context(|| format!("cannot read {}", root.display()))?
+        .with_context(|| format!("cannot read '{}'", root.display()))?
         .filter_map(|e| e.ok())
         .collect();
     entries.sort_by_key(|e| e.file_name());

@@ -1,8 +1,9 @@
 //! `tokensieve fetch -- 'CMD1' 'CMD2'...`: several commands (each through
 //! `sh -c`, all at once) merged into one JSON document keyed by the command
 //! string, compressed once with one receipt. Outputs that are not JSON are
-//! kept as strings; the exit status is the first non-zero one, in argument
-//! order.
+//! kept as strings; a command that failed keeps its own status beside its
+//! output (`{"exit_code": N, "output": ...}`); the exit status is the first
+//! non-zero one, in argument order.
 
 use std::ffi::OsString;
 use std::io::Read;
@@ -64,7 +65,7 @@ pub(crate) fn run(cmds: Vec<OsString>, global: &Global) -> Result<ExitCode> {
     // A document on stdout ends its line, as every other output does.
     doc.push(b'\n');
     let hint = Hint { command: vec!["tokensieve".into(), "fetch".into()], exit_code: code };
-    handoff::deliver(&doc, Some(&hint), &global.settings, started)?;
+    handoff::deliver(&doc, Some(&hint), &global.settings, &crate::config::get().store(), started)?;
     Ok(ExitCode::from(code.clamp(0, 255) as u8))
 }
 

@@ -33,7 +33,7 @@ pub(crate) fn run(args: FilterArgs) -> Result<ExitCode> {
 
 /// The filters and views of one file, and its warnings.
 fn read(file: &Path) -> Result<(Vec<Spec>, Vec<View>, Vec<String>)> {
-    let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let text = std::fs::read_to_string(file).with_context(|| format!("cannot read '{}'", file.display()))?;
     let layer = parse_layer(file, &text);
     Ok((layer.filters, layer.views, layer.warnings))
 }
@@ -41,7 +41,7 @@ fn read(file: &Path) -> Result<(Vec<Spec>, Vec<View>, Vec<String>)> {
 fn test_path(target: &Path) -> Result<ExitCode> {
     let files: Vec<PathBuf> = if target.is_dir() {
         let mut v: Vec<PathBuf> = std::fs::read_dir(target)
-            .with_context(|| format!("cannot read {}", target.display()))?
+            .with_context(|| format!("cannot read '{}'", target.display()))?
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|x| x == "toml"))
             .collect();
@@ -128,7 +128,7 @@ fn try_draft(file: &Path, cmd: &str, exit: i32) -> Result<ExitCode> {
     let hint = Hint { command, exit_code: exit };
     // A draft tried on a capture is not a call of the tool.
     crate::handoff::not_a_call();
-    crate::handoff::deliver(&raw, Some(&hint), &settings, started)?;
+    crate::handoff::deliver(&raw, Some(&hint), &settings, &config::get().store(), started)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -50,7 +50,7 @@ pub(crate) fn clip(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
         s.to_owned()
     } else {
-        format!("{}…", s.chars().take(max.saturating_sub(1)).collect::<String>())
+        crate::untrusted::printable(s, max.saturating_sub(1))
     }
 }
 

@@ -126,7 +126,7 @@ pub static SPECS: &[Spec] = &[
     Spec {
         key: "focus",
         env: "TOKENSIEVE_FOCUS",
-        about: "tokens of JSON rendering above which a focus view is shown, or off",
+        about: "tokens of JSON rendering above which a focus view is shown (record-like text: twice that), or off",
         check: |v| crate::budget::parse_focus(v).map(|b| b.map_or("off".into(), |n| n.to_string())),
         list: false,
     },
@@ -569,6 +569,12 @@ impl Config {
     /// The capture's memory cap, if set.
     pub fn capture_max_bytes(&self) -> Option<u64> {
         self.text("capture_max_bytes").and_then(|v| crate::store::parse_size(v).ok())
+    }
+
+    /// The raw store of one call (its home, this cap): built once by the
+    /// front end and handed down.
+    pub fn store(&self) -> crate::store::Store {
+        crate::store::Store::new(crate::store::home(), self.store_max_bytes())
     }
 
     /// Seconds after which text still coming is streamed (`None`: never).

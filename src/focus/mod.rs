@@ -58,10 +58,17 @@ pub fn view(doc: &Value, words: &[String], slurp: bool, settings: &Settings) -> 
     let all = paths::stats(&sieved);
     let identity = |p: &[Step]| rank::identity(&all, &kept, p);
     let (records, program) = paths::program(&left, &kept, &identity, &paths::kinds(doc))?;
-    let n = count(&sieved, &parse_records(&records));
+    let at = parse_records(&records);
+    let n = count(&sieved, &at);
     let cmd = show(settings, &program, slurp);
+    // How the printed records are matched with the shown ones.
+    let how = match (at.last(), identity(&at)) {
+        (Some(Step::Each), Some(id)) => format!(", each record with its {id}"),
+        (Some(Step::Each), None) => ", record by record in order".to_string(),
+        _ => String::new(),
+    };
     let mut text = format!(
-        "# view: focus on {records} ({n} records{}); left out, with each record's id: {cmd}\n",
+        "# view: focus on {records} ({n} records{}); left out{how}: {cmd}\n",
         if signal > 0 { format!(", {signal} with signal shown whole") } else { String::new() }
     );
     let body = router::route(&crate::json::reduce(part, settings), settings.encoding);

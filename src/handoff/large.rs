@@ -19,7 +19,7 @@ use crate::history;
 use crate::json::{self, Source, parse::Checked};
 use crate::pipeline;
 use crate::settings::{Hint, Settings};
-use crate::store::{self, Object, Store};
+use crate::store::{Object, Store};
 
 /// What the side thread learnt from the raw bytes before letting them go.
 struct Read {
@@ -62,16 +62,21 @@ impl Stored {
     pub fn object(&self) -> &Object {
         &self.obj
     }
+
+    /// The store that holds them.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
 }
 
 /// Stores `raw` when it takes this path: large, JSON as it is, a store to
 /// hold it. `None` for the ordinary path, which also says why a store that
 /// failed did.
-pub(super) fn store(raw: &[u8], hint: Option<&Hint>, settings: &Settings) -> Option<Stored> {
+pub(super) fn store(raw: &[u8], hint: Option<&Hint>, settings: &Settings, store: &Store) -> Option<Stored> {
     if !pipeline::large_json(raw, hint, settings) {
         return None;
     }
-    let store = Store::new(store::home(), crate::config::get().store_max_bytes());
+    let store = store.clone();
     let started = Instant::now();
     let obj = store.plan(raw)?;
     store.put(raw, &obj).ok()?;
@@ -85,9 +90,10 @@ pub(super) fn deliver(
     raw: Vec<u8>,
     hint: Option<&Hint>,
     settings: &Settings,
+    raw_store: &Store,
     started: Instant,
 ) -> Result<io::Result<Receipt>, Vec<u8>> {
-    match store(&raw, hint, settings) {
+    match store(&raw, hint, settings, raw_store) {
         Some(stored) => deliver_stored(raw, stored, hint, settings, started),
         None => Err(raw),
     }

@@ -92,6 +92,10 @@ pub fn to_json(found: &[Recalled]) -> Value {
     )
 }
 
+/// `recall`'s table fits this many columns (its last column is cut to fit).
+const TABLE_WIDTH: usize = 100;
+const MIN_COUNTS_WIDTH: usize = 8;
+
 /// A table with a header, one row per capture (id, time, status, command,
 /// findings, counts), columns aligned, and with `--file` the findings on
 /// that file under its row.
@@ -113,7 +117,8 @@ pub fn render_text(found: &[Recalled], file: Option<&str>) -> String {
                 .unwrap_or_default();
             [
                 r.object_id.clone().unwrap_or_else(|| "-".into()),
-                crate::json::deduper::iso_utc(r.ts_ms.max(0) as u64),
+                // to the second here (the JSON keeps the milliseconds)
+                crate::json::deduper::iso_utc((r.ts_ms.max(0) as u64) / 1000 * 1000).replace(".000Z", "Z"),
                 r.status.clone(),
                 command,
                 findings.to_string(),
@@ -125,11 +130,23 @@ pub fn render_text(found: &[Recalled], file: Option<&str>) -> String {
     let widths: Vec<usize> = (0..5)
         .map(|i| rows.iter().map(|r| r[i].chars().count()).chain([header[i].len()]).max().unwrap_or(0))
         .collect();
+    // The counts close the row; they are cut to keep it within 100 columns.
+    let room =
+        TABLE_WIDTH.saturating_sub(widths.iter().sum::<usize>() + 2 * widths.len()).max(MIN_COUNTS_WIDTH);
     let line = |cells: [&str; 6]| {
         let (w0, w1, w2, w3, w4) = (widths[0], widths[1], widths[2], widths[3], widths[4]);
         let row = format!(
             "{:<w0$}  {:<w1$}  {:<w2$}  {:<w3$}  {:>w4$}  {}",
-            cells[0], cells[1], cells[2], cells[3], cells[4], cells[5]
+            cells[0],
+            cells[1],
+            cells[2],
+            cells[3],
+            cells[4],
+            if cells[5].chars().count() > room {
+                crate::untrusted::printable(cells[5], room - 1)
+            } else {
+                cells[5].to_owned()
+            }
         );
         format!("{}\n", row.trim_end())
     };
@@ -158,6 +175,42 @@ pub fn render_text(found: &[Recalled], file: Option<&str>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 24: `recall` prints a table with a header, aligned, within 100
+    /// columns with the longest command names of the fixtures.
+    #[test]
+    fn recall_table_has_a_header_and_fits_100_columns() {
+        let row = |tool: &str, sub: &str, counts: Value| Recalled {
+            ts_ms: 1_764_000_000_000,
+            tool: tool.into(),
+            subcommand: sub.into(),
+            status: "failed".into(),
+            exit_code: 1,
+            object_id: Some("14bb3b500616".into()),
+            cwd: None,
+            result: Some(json!({"counts": counts, "findings": [{"kind": "error"}]})),
+        };
+        let found = [
+            row("aws", "ec2 describe-instance-types", json!({})),
+            row(
+                "pytest",
+                "",
+                json!({"passed": 1203, "failed": 12, "skipped": 40, "errors": 2, "warnings": 7}),
+            ),
+        ];
+        let t = render_text(&found, None);
+        let lines: Vec<&str> = t.lines().collect();
+        assert!(lines[0].starts_with("id ") && lines[0].ends_with("findings  counts"), "{t}");
+        for l in &lines {
+            assert!(l.chars().count() <= 100, "{} columns: {l}", l.chars().count());
+        }
+        let at = lines[0].find("command").unwrap();
+        assert!(
+            lines[1][at..].starts_with("aws ec2 describe-instance-types")
+                && lines[2][at..].starts_with("pytest")
+        );
+        assert!(lines[2].ends_with('…'), "{t}");
+    }
 
     #[test]
     fn since_spans() {

@@ -15,7 +15,7 @@ use std::fs::File;
 use std::io::{self, Read, Write};
 use std::mem::ManuallyDrop;
 use std::os::fd::{AsRawFd, FromRawFd, RawFd};
-use std::process::{Child, ChildStdout};
+use std::process::Child;
 use std::time::{Duration, Instant};
 
 use super::keep::{KeepLimits, Keeper, Kept};
@@ -105,7 +105,8 @@ pub struct Stop {
 /// The tool's stdout, the stop pipe that the signal handler writes to, and
 /// the tool itself (to notice, once stopped, that it has exited).
 pub struct Source<'a> {
-    pub out: ChildStdout,
+    /// The tool's stdout (with its stderr when they were joined).
+    pub out: File,
     pub stop_fd: RawFd,
     pub child: &'a mut Child,
     pub stop: Option<Stop>,

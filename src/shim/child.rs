@@ -1,10 +1,14 @@
 //! Running the real tool. Passthrough is a plain `exec`: the tool replaces us.
-//! Compression spawns it with stdin and stderr inherited and stdout piped,
-//! forwards SIGINT/SIGTERM/SIGHUP/SIGQUIT, and hands its stdout to `capture`.
+//! Compression spawns it with stdin inherited and stdout piped, forwards
+//! SIGINT/SIGTERM/SIGHUP/SIGQUIT, and hands its stdout to `capture`. Its
+//! stderr is inherited, unless our stderr goes where our stdout goes
+//! (`reader::stderr_joins_stdout`): then both are one pipe, so the agent
+//! reads them in the tool's order and the merged text is treated.
 //! A forwarded signal also tells the capture to stop gathering (the harness
 //! is stopping us): what was gathered is then delivered before we exit.
 
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsString;
+use std::fs::File;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -21,9 +25,9 @@ use crate::store::Store;
 
 /// The real tool and how to call it.
 pub struct Launch<'a> {
+    /// Also the tool's argv[0]: where the shell would have found it (see
+    /// `command`).
     pub real: &'a Path,
-    /// What the tool sees as argv[0]: what our caller typed.
-    pub argv0: &'a OsStr,
     pub args: &'a [OsString],
     /// `TOKENSIEVE_SHIMS` for the child (see `resolve`).
     pub shims: OsString,
@@ -31,16 +35,18 @@ pub struct Launch<'a> {
 
 impl Launch<'_> {
     /// `via_sh`: a file without `#!` (ENOEXEC) runs as a shell script, as
-    /// the shell itself would have run it.
+    /// the shell itself would have run it. argv[0] is the real path, as
+    /// version managers' shims do: an interpreter that finds its home from
+    /// argv[0] (python reads `pyvenv.cfg` beside itself, searching `$PATH`
+    /// for a bare name) would otherwise find our shim folder first and
+    /// lose its virtualenv.
     fn command(&self, via_sh: bool) -> Command {
         let mut cmd = if via_sh {
             let mut sh = Command::new("/bin/sh");
             sh.arg(self.real);
             sh
         } else {
-            let mut direct = Command::new(self.real);
-            direct.arg0(self.argv0);
-            direct
+            Command::new(self.real)
         };
         cmd.args(self.args).env(DEPTH_ENV, "1").env(SHIMS_ENV, &self.shims);
         cmd
@@ -84,14 +90,32 @@ fn wait_until(child: &mut Child, deadline: Instant) -> io::Result<Option<ExitSta
 /// Runs the tool with stdout piped and gathers what it prints (`capture`).
 /// Stopped by a signal, the exit code is the tool's if it has exited by the
 /// end of the grace, else 128+N for the signal we got.
-pub fn run(launch: &Launch, limits: &Limits, store: &Store, enc: Encoding) -> io::Result<Outcome> {
+/// `merge`: stdout and stderr on one pipe.
+pub fn run(
+    launch: &Launch,
+    merge: bool,
+    limits: &Limits,
+    store: &Store,
+    enc: Encoding,
+) -> io::Result<Outcome> {
     // Signals our caller ignores (`nohup`, `cmd &` in a script) stay ignored:
     // no forwarder for them, and the tool inherits SIG_IGN through exec.
     let ignored = ignored_signals();
-    let (stop_rd, stop_wr) = stop_pipe()?;
+    let (stop_rd, stop_wr) = pipe(libc::O_NONBLOCK)?;
+    // Ours: the read end; the write end goes to the tool as fd 1 and 2 and
+    // is closed here once it has started (the `Command` holding it is gone
+    // with the statement), so the end of its output is seen.
+    let joined = if merge { Some(pipe(0)?) } else { None };
+    let spawn = |via_sh| -> io::Result<Child> {
+        let mut cmd = prepare(launch, via_sh, ignored);
+        if let Some((_, wr)) = &joined {
+            cmd.stdout(Stdio::from(wr.try_clone()?)).stderr(Stdio::from(wr.try_clone()?));
+        }
+        spawn_forwarding(&mut cmd, ignored)
+    };
     STOP_FD.store(stop_wr.as_raw_fd(), Ordering::SeqCst);
-    let spawned = match spawn_forwarding(&mut prepare(launch, false, ignored), ignored) {
-        Err(e) if is_enoexec(&e) => spawn_forwarding(&mut prepare(launch, true, ignored), ignored),
+    let spawned = match spawn(false) {
+        Err(e) if is_enoexec(&e) => spawn(true),
         other => other,
     };
     let mut child = match spawned {
@@ -101,7 +125,13 @@ pub fn run(launch: &Launch, limits: &Limits, store: &Store, enc: Encoding) -> io
             return Err(e);
         }
     };
-    let out = child.stdout.take().expect("stdout was piped");
+    let out = match joined {
+        Some((rd, wr)) => {
+            drop(wr);
+            File::from(rd)
+        }
+        None => File::from(OwnedFd::from(child.stdout.take().expect("stdout was piped"))),
+    };
     let mut src = Source { out, stop_fd: stop_rd.as_raw_fd(), child: &mut child, stop: None };
     let captured = capture::capture(&mut src, limits, store, enc);
     let Source { out, stop, .. } = src;
@@ -125,12 +155,13 @@ pub fn run(launch: &Launch, limits: &Limits, store: &Store, enc: Encoding) -> io
     Ok(Outcome { captured: captured?, code, stop })
 }
 
-/// The pipe a forwarded signal is announced on: non-blocking (the handler
-/// must never block), close-on-exec (the tool must not hold it).
-fn stop_pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+/// A close-on-exec pipe (read end, write end): the one a forwarded signal
+/// is announced on (`O_NONBLOCK`: the handler must never block; the tool
+/// must not hold it), or the one stdout and stderr share.
+fn pipe(flags: libc::c_int) -> io::Result<(OwnedFd, OwnedFd)> {
     let mut fds = [0; 2];
     // SAFETY: pipe2 fills two descriptors that we then own.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC | libc::O_NONBLOCK) } != 0 {
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC | flags) } != 0 {
         return Err(io::Error::last_os_error());
     }
     // SAFETY: fresh descriptors from pipe2, owned by nobody else.

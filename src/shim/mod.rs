@@ -75,8 +75,17 @@
 //!    | regular file | the caller is a program, both streams on the file, appending (Claude Code) | compress |
 //!    | `/dev/null`, another device, closed | — | exec |
 //!    | anything `/proc` cannot read | — | exec |
-//! 4. `child`: passthrough is `exec` (the tool replaces us; argv[0] as typed).
-//!    Compressing spawns the tool with stdin/stderr inherited, stdout piped,
+//! 4. `child`: passthrough is `exec` (the tool replaces us). argv[0] is the
+//!    real tool's path, as version managers' shims do: an interpreter that
+//!    finds its home from argv[0] (python and its venv's `pyvenv.cfg`) must
+//!    not find our shim folder (tests/interpreters.rs).
+//!    Compressing spawns the tool with stdin inherited, stdout piped, and
+//!    stderr inherited unless our stderr is the same place as our stdout
+//!    (`reader::stderr_joins_stdout`: one open file per `kcmp`, or the same
+//!    pipe or pty: Claude Code's capture file, `2>&1`): then stdout and
+//!    stderr are one pipe, the agent reads them in the tool's order and the
+//!    merged text is what the filters treat (tests/stderr.rs); `2>/dev/null`
+//!    and `2>file` keep the tool's stderr where it was sent;
 //!    `TOKENSIEVE_DEPTH=1`, pagers off, `PR_SET_PDEATHSIG`, and SIGINT, SIGTERM,
 //!    SIGHUP, SIGQUIT forwarded (not terminal-generated ones: the tool got those
 //!    itself; not ones our caller ignores, as under `nohup`: they stay ignored).
@@ -140,12 +149,11 @@ pub use child::exit_code as child_exit_code;
 use policy::Decision;
 
 use crate::settings::{Hint, Settings};
-use crate::store::{self, Store};
+use crate::store::Store;
 
 /// Shim mode: `name` is the basename we were called as.
 pub fn main(name: &str, args: Vec<OsString>) -> ExitCode {
-    let argv0 = std::env::args_os().next().unwrap_or_else(|| name.into());
-    launch(name, None, &argv0, &args, None)
+    launch(name, None, &args, None)
 }
 
 /// `tokensieve run -- CMD ARGS...`: the shim's behaviour as if an agent
@@ -156,18 +164,12 @@ pub fn run_explicit(cmd: &OsStr, args: &[OsString], settings: Settings) -> ExitC
     let path = Path::new(cmd);
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let given = cmd.to_string_lossy().contains('/').then(|| path.to_path_buf());
-    launch(&name, given, cmd, args, Some(settings))
+    launch(&name, given, args, Some(settings))
 }
 
 /// `settings` is `Some` for `tokensieve run` (explicit: as if an agent
 /// marker were set); a shim reads them from the environment when it needs them.
-fn launch(
-    name: &str,
-    given: Option<PathBuf>,
-    argv0: &OsStr,
-    args: &[OsString],
-    settings: Option<Settings>,
-) -> ExitCode {
+fn launch(name: &str, given: Option<PathBuf>, args: &[OsString], settings: Option<Settings>) -> ExitCode {
     let started = Instant::now();
     let skip = resolve::self_ids();
     let Some(real) = given.or_else(|| resolve::find(name, std::env::var_os("PATH").as_deref(), &skip)) else {
@@ -184,7 +186,7 @@ fn launch(
             }
         }
     }
-    let launch = Launch { real: &real, argv0, args, shims: resolve::ids_env_value(&skip) };
+    let launch = Launch { real: &real, args, shims: resolve::ids_env_value(&skip) };
     match decision {
         Decision::Passthrough(_) => cannot_run(&real, &child::exec(&launch)),
         Decision::Compress => compress(name, &launch, settings, started),
@@ -193,8 +195,11 @@ fn launch(
 
 fn compress(name: &str, launch: &Launch, settings: Option<Settings>, started: Instant) -> ExitCode {
     let settings = settings.unwrap_or_else(crate::config::settings);
-    let raw_store = Store::new(store::home(), crate::config::get().store_max_bytes());
-    let outcome = match child::run(launch, &Limits::from_env(), &raw_store, settings.encoding) {
+    // The call's one raw store: the capture spools into it, the handoff
+    // keeps the raw bytes in it.
+    let raw_store = crate::config::get().store();
+    let merge = reader::stderr_joins_stdout();
+    let outcome = match child::run(launch, merge, &Limits::from_env(), &raw_store, settings.encoding) {
         Ok(o) => o,
         Err(e) => return cannot_run(launch.real, &e),
     };
@@ -202,8 +207,8 @@ fn compress(name: &str, launch: &Launch, settings: Option<Settings>, started: In
     words.extend(launch.args.iter().map(|a| a.to_string_lossy().into_owned()));
     let hint = Hint { command: words, exit_code: outcome.code };
     match outcome.captured {
-        Captured::Whole(raw) => deliver_whole(raw, &hint, &settings, started),
-        Captured::Kept(spooled) => deliver_or_raw(&spooled, &hint, &settings, started),
+        Captured::Whole(raw) => deliver_whole(raw, &hint, &settings, &raw_store, started),
+        Captured::Kept(spooled) => deliver_or_raw(&spooled, &hint, &settings, &raw_store, started),
         Captured::Streamed => {}
     }
     if let Some(stop) = outcome.stop {
@@ -234,11 +239,11 @@ fn stopped_note(stop: Stop, started: Instant) {
 /// handed over (`handoff::deliver_stored`), so that its bytes are let go
 /// before its tree is complete, as in filter mode; from then on the stored
 /// copy is what a failure falls back to. Anything else: `deliver_or_raw`.
-fn deliver_whole(raw: Vec<u8>, hint: &Hint, settings: &Settings, started: Instant) {
+fn deliver_whole(raw: Vec<u8>, hint: &Hint, settings: &Settings, raw_store: &Store, started: Instant) {
     // A failure while storing leaves the bytes here: the ordinary path.
-    let store = || crate::handoff::store_large(&raw, Some(hint), settings);
+    let store = || crate::handoff::store_large(&raw, Some(hint), settings, raw_store);
     let stored = std::panic::catch_unwind(std::panic::AssertUnwindSafe(store)).ok().flatten();
-    let Some(stored) = stored else { return deliver_or_raw(&raw[..], hint, settings, started) };
+    let Some(stored) = stored else { return deliver_or_raw(&raw[..], hint, settings, raw_store, started) };
     let object = stored.object().clone();
     guarded(
         move || crate::handoff::deliver_stored(raw, stored, Some(hint), settings, started),
@@ -255,11 +260,12 @@ fn deliver_or_raw<'a>(
     raw: impl Into<crate::handoff::Gathered<'a>>,
     hint: &Hint,
     settings: &Settings,
+    raw_store: &Store,
     started: Instant,
 ) {
     let gathered = raw.into();
     guarded(
-        || crate::handoff::deliver_gathered(&gathered, Some(hint), settings, started),
+        || crate::handoff::deliver_gathered(&gathered, Some(hint), settings, raw_store, started),
         || {
             let _ = gathered.write_raw(&mut io::stdout().lock());
         },

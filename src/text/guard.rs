@@ -35,6 +35,9 @@ pub struct Source<'a> {
     /// (`Settings::budget`; `None`: no limit). A listing past it counts, with
     /// the command, what it cannot show.
     pub budget: Option<usize>,
+    /// The focus size for record-like text (`budget::record_focus` of
+    /// `Settings::focus`): past it, such text gets a focus view.
+    pub focus: Option<usize>,
     /// Set when `raw` is an excerpt of a larger output: where its lines are
     /// in the whole, and the whole's size.
     pub excerpt: Option<&'a Excerpt>,
@@ -228,6 +231,7 @@ impl Owned {
             ledger: &self.ledger,
             id: Some("abc123"),
             budget: None,
+            focus: None,
             excerpt: None,
         }
     }
@@ -245,6 +249,7 @@ mod tests {
             ledger,
             id: Some("abc123"),
             budget: None,
+            focus: None,
             excerpt: None,
         }
     }

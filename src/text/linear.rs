@@ -26,6 +26,7 @@ const COMMANDS: &[&str] = &[
     "git status",
     "git diff",
     "git log",
+    "git blame a.py",
     "git push",
     "npm install",
     "npm ls",

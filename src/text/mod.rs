@@ -325,6 +325,7 @@ fn render_lines(
         id: settings.raw_id.as_deref().filter(|_| settings.excerpt.is_none()),
         excerpt: settings.excerpt.as_ref(),
         budget: settings.budget,
+        focus: crate::budget::record_focus(settings.focus),
     };
     let builtin = if user.is_some_and(|u| !u.builtin) { None } else { filter_for(&hint.command) };
     if text.len() < TINY && proposes.is_none() {
@@ -420,6 +421,7 @@ pub fn check_rendering(raw: &str, rendering: &str, settings: &Settings) -> Resul
         id: settings.raw_id.as_deref().filter(|_| settings.excerpt.is_none()),
         excerpt: settings.excerpt.as_ref(),
         budget: settings.budget,
+        focus: crate::budget::record_focus(settings.focus),
     };
     guard::check(rendering, &src).map_err(|b| b.describe(&src))
 }
@@ -754,8 +756,12 @@ mod real_outputs {
     #[test]
     fn git_log_lists_every_commit_once() {
         let r = run("git log", 0, local!("git-log-real"));
-        assert!(r.text.starts_with("26 commits\n"), "{}", r.text);
-        assert_eq!(r.text.matches("\ncommit ").count(), 26);
+        assert!(r.text.starts_with("# focus view: 26 commits"), "{}", r.text);
+        let heads = r.text.lines().filter(|l| {
+            l.starts_with("commit ")
+                || l.len() > 8 && l[..7].bytes().all(|b| b.is_ascii_hexdigit()) && &l[7..8] == " "
+        });
+        assert_eq!(heads.count(), 26, "{}", r.text);
     }
 
     #[test]

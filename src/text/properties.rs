@@ -210,3 +210,117 @@ proptest! {
         }
     }
 }
+
+/// Commands no filter claims: findings reach the generic path.
+const UNCLAIMED: &[&str] = &["vulture pkg", "bandit -r pkg", "./checker --all", "codespell src"];
+
+/// A finding of a checker no filter names (issue 26), one shape each:
+/// names a place, or is a block whose location line does.
+fn finding() -> impl Strategy<Value = String> {
+    (0usize..12, word(), words(), 1u32..900, 1u32..90).prop_map(|(kind, w, ws, n, m)| match kind {
+        0 => format!("pkg/{w}.py:{n}: unused variable '{w}_{m}' (100% confidence)"),
+        1 => format!("src/{w}.py:{n}: {w}e ==> {w}"),
+        2 => format!("js/{w}.js: line {n}, col {m}, {ws}."),
+        3 => format!("line {n} column {m} - Warning: <{w}> {ws}"),
+        4 => format!(
+            ">> Issue: [B{n}:{w}] {ws}\n   Severity: High   Confidence: High\n   Location: pkg/{w}.py:{n}:{m}"
+        ),
+        5 => format!("L: {n:>3} | P: {m:>3} | LT0{} | {ws}. [layout.{w}]", m % 9),
+        6 => format!(
+            "  {n}:{m}  ✖  Unknown value \"{w}\" for property \"{w}\"  declaration-property-value-no-unknown"
+        ),
+        7 => format!("H0{} {n}:{m} {ws}. <{w}>", m % 90 + 10),
+        8 => format!("    M {n}:{m} {w}.run - {} ({})", ["C", "D", "E", "F"][(m % 4) as usize], n % 60 + 11),
+        9 => format!(
+            "pkg/{w}.py:{n} in public function `{w}`:\n        D103: Missing docstring in public function"
+        ),
+        10 => format!("lib/{w}.rb:{n}:{m}: C: Style/{w}: {ws}.\n  {w}({n})\n  ^^^^"),
+        _ => format!("docs/{w}.md:{n}:{m} error MD0{} {ws}", m % 50 + 10),
+    })
+}
+
+/// Noise no rule calls a finding: progress, passes, prose, code, blanks.
+fn plain_noise() -> impl Strategy<Value = String> {
+    (0usize..7, word(), words(), 1u32..5000).prop_map(|(kind, w, ws, n)| match kind {
+        0 => format!("Checking {w}/{w}_{}.lua OK", n % 40),
+        1 => format!("{}/{} files checked {}% done", n % 34, 34, n % 100),
+        2 => format!("The {ws} keeps the {w} in order."),
+        3 => String::new(),
+        4 => format!("worker {} processed batch {n}", n % 8),
+        5 => format!("{n}\t    {w} = {ws}"),
+        _ => format!("Downloading {w}-{}.{}.tar.gz", n % 9, n % 5),
+    })
+}
+
+/// Noise with findings injected at random places, and runs of findings that
+/// differ only in their line numbers (the runs a fold may keep by numbers).
+fn report_output() -> impl Strategy<Value = (String, Vec<String>)> {
+    (
+        // findings a good share of the lines: a report (a log's summary
+        // quotes each finding, but not yet a bandit block's header)
+        prop::collection::vec(plain_noise(), 0..120),
+        prop::collection::vec((finding(), any::<prop::sample::Index>()), 12..40),
+        (word(), 0usize..30),
+    )
+        .prop_map(|(mut noise, found, (w, run))| {
+            let mut injected = Vec::new();
+            for (line, at) in found {
+                let k = at.index(noise.len() + 1);
+                injected.push(line.clone());
+                noise.insert(k, line);
+            }
+            let run: Vec<String> =
+                (0..run).map(|k| format!("src/{w}.c:{}:0: style: unused '{w}'", 3 * k + 7)).collect();
+            injected.extend(run.iter().cloned());
+            noise.extend(run);
+            (noise.join("\n") + "\n", injected)
+        })
+}
+
+/// Whether `line` is in `out` folded: a fold line of ours holds every number
+/// of it, and a count line's grep prints it.
+fn folded(line: &str, raw: &str, out: &str, counts: &[(usize, String)]) -> bool {
+    let numbers: Vec<&str> = crate::text::generic::slots(line).iter().map(|&(a, b)| &line[a..b]).collect();
+    let fold = out
+        .lines()
+        .any(|l| l.contains("more like it, their numbers:") && numbers.iter().all(|v| l.contains(v)));
+    fold && accounted(line, raw, out, counts)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+    /// Rule 1 (issue 26): every finding is shown as printed, or folded with
+    /// every number that tells it apart and counted by a command that prints
+    /// it. Rule 2: a finding's block (bandit's header, severity, location;
+    /// pydocstyle's location and message) stays together, in order.
+    #[test]
+    fn every_finding_of_an_unclaimed_checker_survives((raw, injected) in report_output(), threshold in prop::sample::select(vec![4000usize, 800])) {
+        let settings = Settings { text_threshold: threshold, raw_id: Some("abc123".into()), ..Settings::default() };
+        for cmd in UNCLAIMED {
+            let hint = Hint { command: cmd.split_whitespace().map(str::to_string).collect(), exit_code: 1 };
+            let text = render(&raw, Some(&hint), &settings).map_or(raw.clone(), |r| r.text);
+            let counts = count_lines(&text);
+            for found in &injected {
+                let lines: Vec<&str> = found.lines().filter(|l| !l.trim_start().starts_with('^')).collect();
+                // a block's lines in order; rubocop's code excerpt may go
+                let kept: Vec<&str> = lines.iter().copied().filter(|l| !l.starts_with("  ") || l.contains(':')).collect();
+                if kept.len() > 1 {
+                    // each line of the block, in order, on consecutive lines
+                    // (a summary prefixes the first with its line number)
+                    let out: Vec<&str> = text.lines().collect();
+                    let together = out.iter().enumerate().any(|(k, l)| {
+                        l.ends_with(kept[0]) && kept[1..].iter().enumerate().all(|(j, b)| out.get(k + 1 + j) == Some(b))
+                    });
+                    prop_assert!(together, "`{}` split {:?}:\n{}", cmd, kept, text);
+                    continue;
+                }
+                for line in kept {
+                    prop_assert!(
+                        text.contains(line) || folded(line, &raw, &text, &counts),
+                        "`{}` lost {:?}:\n{}", cmd, line, text
+                    );
+                }
+            }
+        }
+    }
+}

@@ -141,6 +141,20 @@ pub fn render(src: &Source, blocks: &[Block]) -> Option<String> {
             role[i + 1] = Role::Keep;
         }
     }
+    // an indented finding under a header (bandit's `Location:` under its
+    // `>> Issue:` and severity lines): the block from the header down
+    for i in 0..n {
+        if !(found[i] && lines[i].starts_with([' ', '\t'])) {
+            continue;
+        }
+        let mut k = i;
+        while k > 0 && i - k < BLOCK && role[k - 1] != Role::Code && lines[k - 1].starts_with([' ', '\t']) {
+            k -= 1;
+        }
+        if k > 0 && i - k < BLOCK && !lines[k - 1].trim().is_empty() && role[k - 1] != Role::Code {
+            role[k - 1..i].iter_mut().for_each(|r| *r = Role::Keep);
+        }
+    }
     // short paragraphs holding a finding stay whole (code excerpts aside)
     let mut start = 0;
     while start < n {

@@ -290,7 +290,14 @@ fn signal_lines(src: &Source, items: &[Item], range: std::ops::Range<usize>) -> 
             if r.identical {
                 let more =
                     if r.members.len() > 1 { format!(" (×{})", r.members.len()) } else { String::new() };
-                shown.push((i, vec![format!("L{}: {}{more}", src.line_no(i), lines[i])]));
+                let mut body = vec![format!("L{}: {}{more}", src.line_no(i), lines[i])];
+                // a finding that ends in `:` introduces its message (pydocstyle)
+                if lines[i].ends_with(':')
+                    && let Some(next) = lines.get(i + 1).filter(|l| !l.trim().is_empty())
+                {
+                    body.push((*next).to_string());
+                }
+                shown.push((i, body));
             } else {
                 let mut body = report::fold_findings(src, &r.members);
                 body[0] = format!("L{}: {}", src.line_no(i), body[0]);

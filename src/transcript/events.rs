@@ -272,7 +272,11 @@ pub fn split_exit(text: &str) -> (i32, &str) {
 /// `tokensieve run`), so its output is already ours.
 pub fn has_receipt(text: &str) -> bool {
     text.contains("[TokenSieve] Original: ")
-        || text.lines().any(|l| l.starts_with("[tokensieve ") && l.contains(" tok"))
+        || text.lines().any(|l| {
+            // `[tokensieve 4821→612]`, `… raw ID]`, `[tokensieve raw ID]`,
+            // and the older `[tokensieve N→M tok …]`
+            l.starts_with("[tokensieve ") && (l.contains('→') || l.contains(" raw ") || l.contains(" tok"))
+        })
 }
 
 /// A line's `timestamp` (ISO-8601 UTC, as both agents write it) in ms.

@@ -160,6 +160,7 @@ pub fn text(text: &str, summary: Option<Shape>, hint: Option<&Hint>, settings: &
             ledger: &ledger,
             id: settings.raw_id.as_deref(),
             budget: settings.budget,
+            focus: crate::budget::record_focus(settings.focus),
             excerpt: None,
         };
         let mut reserved = 0;

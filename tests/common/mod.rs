@@ -163,7 +163,7 @@ pub fn prepared_dir(var: &str, what: &str) -> Option<PathBuf> {
 }
 
 /// The receipt line on stderr, if any: the long form a person reads, or
-/// the short one an agent reads (`[tokensieve 728→238 tok · raw 9439d8b8]`).
+/// the short one an agent reads (`[tokensieve 728→238 raw 9439d8]`).
 pub fn receipt(stderr: &[u8]) -> Option<String> {
     String::from_utf8_lossy(stderr)
         .lines()
@@ -291,7 +291,7 @@ pub fn json_fixtures() -> Vec<PathBuf> {
 }
 
 /// The original token count a receipt states (`Original: N tok` in the long
-/// form, `[tokensieve N→M tok` in the short one).
+/// form, `[tokensieve N→M` in the short one).
 pub fn receipt_original(stderr: &[u8]) -> Option<usize> {
     let text = String::from_utf8_lossy(stderr);
     let line = receipt_line(&text)?;

@@ -39,7 +39,9 @@
 use std::fs;
 use std::io::Read;
 
-use super::{FileId, MAX_DEPTH, Reader, comm, fd_flags, fd_id, is_shell, our_parent, parent_of, writable};
+use super::{
+    FileId, MAX_DEPTH, Reader, appends_fd, comm, fd_flags, fd_id, is_shell, our_parent, parent_of, writable,
+};
 
 /// Bash, dash, zsh and ksh move a descriptor they save aside to 10 or above.
 const SAVED_FD_BASE: u32 = 10;
@@ -95,17 +97,10 @@ pub fn file_reader(ours: FileId) -> Reader {
     if fd_id(top, 2) != Some(ours) && !stderr_saved {
         return Reader::Redirected("stdout and stderr go to different files".into());
     }
-    if !appends(1) {
+    if !appends_fd(1) {
         return Reader::Redirected("not opened for appending, as a capture of two streams is".into());
     }
     Reader::Program { pid: caller, name }
-}
-
-/// Whether our descriptor `fd` was opened with `O_APPEND`.
-fn appends(fd: i32) -> bool {
-    // SAFETY: F_GETFL on one of our own descriptors has no preconditions.
-    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
-    flags != -1 && flags & libc::O_APPEND != 0
 }
 
 /// What an ancestor's fd 1 is, as far as we may look.

@@ -75,6 +75,60 @@ pub fn stdout() -> Stdout {
     }
 }
 
+/// Whether our stderr goes where our stdout goes: one open file (`2>&1`,
+/// Claude Code's capture file opened once for both), one pipe or one pty.
+/// Then the tool gets one pipe for both and the agent reads them in the
+/// tool's order. `2>/dev/null`, `2>file`, a terminal of its own: no.
+/// Asked only once the policy said "compress".
+pub fn stderr_joins_stdout() -> bool {
+    let (Some(out), Some(err)) = (own_fd(1), own_fd(2)) else { return false };
+    if (out.st_dev, out.st_ino, out.st_rdev) != (err.st_dev, err.st_ino, err.st_rdev) {
+        return false;
+    }
+    if out.st_mode & libc::S_IFMT != libc::S_IFREG {
+        // The same pipe, socket or terminal: one stream whatever opened it.
+        return true;
+    }
+    // A regular file: one open file description (`2>&1`, one `open` shared
+    // by both), which `kcmp` tells for sure; where it cannot, two
+    // descriptors that both append write in order too.
+    match same_open_file(1, 2) {
+        Some(same) => same,
+        None => appends_fd(1) && appends_fd(2),
+    }
+}
+
+/// `fstat` of one of our descriptors.
+fn own_fd(fd: i32) -> Option<libc::stat> {
+    // SAFETY: fstat into a zeroed out-parameter.
+    unsafe {
+        let mut st: libc::stat = std::mem::zeroed();
+        (libc::fstat(fd, &mut st) == 0).then_some(st)
+    }
+}
+
+/// Whether our descriptors `a` and `b` share one open file description
+/// (`kcmp(KCMP_FILE)`); `None` when the kernel will not say.
+fn same_open_file(a: i32, b: i32) -> Option<bool> {
+    const KCMP_FILE: libc::c_long = 0;
+    let pid = std::process::id() as libc::c_long;
+    // SAFETY: kcmp only compares two of our own descriptors.
+    let r =
+        unsafe { libc::syscall(libc::SYS_kcmp, pid, pid, KCMP_FILE, a as libc::c_long, b as libc::c_long) };
+    match r {
+        0 => Some(true),
+        1..=3 => Some(false),
+        _ => None,
+    }
+}
+
+/// Whether our descriptor `fd` was opened with `O_APPEND`.
+pub(crate) fn appends_fd(fd: i32) -> bool {
+    // SAFETY: F_GETFL on one of our own descriptors has no preconditions.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    flags != -1 && flags & libc::O_APPEND != 0
+}
+
 /// How many ancestors to look at before giving up (agents sit a few levels up:
 /// agent → shell → make → shell → tool).
 const MAX_DEPTH: usize = 16;

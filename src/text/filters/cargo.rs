@@ -1,6 +1,6 @@
 //! cargo build/check/clippy/test (and rustc itself): rustc diagnostics compacted to header,
-//! `--> path:line:col: labels`, notes and helps (code frames, std locations and
-//! suggestion diffs dropped); dependency compile lines counted; libtest
+//! `--> path:line:col: labels`, an error's source line, notes and helps
+//! (the rest of code frames, std locations and suggestion diffs dropped); dependency compile lines counted; libtest
 //! output reduced to failing tests, their panics (message, left/right, user
 //! frames: the `N: function` line and its `at path:line:col` line, each as
 //! printed) and every `test result:` line, named by its test target.
@@ -208,6 +208,10 @@ fn flush_deps(out: &mut Vec<String>, deps: &mut usize) {
 /// One rustc-style diagnostic starting at `start`; returns the index after it.
 pub fn diagnostic(lines: &[&str], start: usize, out: &mut Vec<String>) -> usize {
     out.push(lines[start].to_string());
+    // an error's offending source line stays (what must change, as
+    // printed); a warning's frame goes with the rest
+    let is_error = lines[start].starts_with("error");
+    let mut source_kept = true;
     let mut loc_at: Option<usize> = None;
     let mut labelled = false;
     let mut skipping = false;
@@ -242,6 +246,7 @@ pub fn diagnostic(lines: &[&str], start: usize, out: &mut Vec<String>) -> usize 
                 out.push(line.to_string());
                 loc_at = Some(out.len() - 1);
                 labelled = false;
+                source_kept = !is_error;
             }
         } else if let Some(note) = line.trim_start().strip_prefix("= ") {
             if !note.contains("for further information visit") && !note.starts_with("help: to override") {
@@ -249,7 +254,9 @@ pub fn diagnostic(lines: &[&str], start: usize, out: &mut Vec<String>) -> usize 
             }
         } else if SUGGESTION.is_match(line) {
         } else if let Some(g) = GUTTER.captures(line) {
-            if g.get(1).is_none()
+            if g.get(1).is_some() && !std::mem::replace(&mut source_kept, true) {
+                out.push(line.to_string());
+            } else if g.get(1).is_none()
                 && let Some(label) = label_of(&line[g.get(0).unwrap().end()..])
                 && let Some(at) = loc_at
             {
@@ -373,7 +380,7 @@ mod tests {
         let out = summarize(text).unwrap();
         assert_eq!(
             out,
-            "error[E0308]: mismatched types\n --> src/lib.rs:4:27: expected `u32`, found `i64`\nerror: could not compile `k` (lib) due to 1 previous error\n"
+            "error[E0308]: mismatched types\n --> src/lib.rs:4:27: expected `u32`, found `i64`\n4 |     x = y + z;\nerror: could not compile `k` (lib) due to 1 previous error\n"
         );
     }
 

@@ -56,6 +56,7 @@ pub(crate) static FILTERS: &[&dyn Filter] = &[
     &git::Status,
     &git::Diff,
     &git::Log,
+    &git::Blame,
     &git::Sync,
     &install::Install,
     &install::NpmLs,

@@ -108,6 +108,7 @@ fn pytest(text: &str) -> Option<String> {
     let mut section = String::new();
     let mut anchored = false;
     let mut skip_frame_body = false;
+    let mut frame_source = false;
     let mut captured = 0usize;
     for line in text.lines() {
         if let Some(c) = SECTION.captures(line) {
@@ -179,6 +180,14 @@ fn pytest(text: &str) -> Option<String> {
                 if !skip_frame_body {
                     out.push(line.to_string());
                 }
+                // a short-style frame (`path:N: in f`) prints the line it
+                // was running just below: which call led on (the helper
+                // the error came from)
+                frame_source = !skip_frame_body;
+                continue;
+            }
+            if std::mem::take(&mut frame_source) && line.starts_with(' ') && !CARETS.is_match(line.trim()) {
+                out.push(line.to_string());
                 continue;
             }
             if line == "E" || line.starts_with("E ") {
@@ -233,6 +242,17 @@ mod tests {
             out,
             "collected 3 items\n================= FAILURES =================\n___________ test_b ___________\n>       assert 1 == 2\nE       assert 1 == 2\nt/test_a.py:5: AssertionError\n========= short test summary info =========\nFAILED t/test_a.py::test_b - assert 1 == 2\n========= 1 failed, 2 passed in 0.01s =========\n"
         );
+    }
+
+    #[test]
+    fn a_short_style_frame_keeps_the_line_it_ran() {
+        let text = "collected 2 items\n\nt/test_r.py F\n\n================= FAILURES =================\n___________ test_r ___________\n\n    def test_r():\n>       totals = report(rows)\n\nt/test_r.py:3: \n_ _ _ _ _ _ _ _ _ _\nsrc/report.py:15: in report\n    amount = parse_amount(row)\n             ^^^^^^^^^^^^^^^^^\n_ _ _ _ _ _ _ _ _ _\n\n    def parse_amount(text):\n>       raise ValueError(text)\nE       ValueError: x\n\nsrc/parse.py:32: ValueError\n========= 1 failed in 0.01s =========\n";
+        let out = pytest(text).unwrap();
+        assert!(
+            out.contains("\nsrc/report.py:15: in report\n    amount = parse_amount(row)\n>       raise"),
+            "{out}"
+        );
+        assert!(!out.contains("^^^"), "{out}");
     }
 
     #[test]
