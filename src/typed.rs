@@ -252,15 +252,23 @@ static COUNT: Lazy<Regex> = Lazy::new(|| {
         .unwrap()
 });
 
-/// Sums the counts of every summary line (cargo prints one per test
-/// binary). Jest's `Test Suites:` line counts suites, not tests: skipped.
+/// The counts of the tool's summary lines. Lines of one family (the same
+/// first word: cargo's `test result:` once per test binary) add up; when
+/// two families state the same count, the later one is the tool's final
+/// word (pytest's `Interrupted: 2 errors during collection` banner, then
+/// `2 errors in 0.22s`: two errors, not four). Jest's `Test Suites:` line
+/// counts suites, not tests: skipped.
 fn counts(lines: &[&str], ledger: &Ledger) -> Map<String, Value> {
-    let mut sums: Vec<(&'static str, u64)> = Vec::new();
+    // (family, key, sum) in the order first seen; `last` names, per key,
+    // the family that stated it last.
+    let mut sums: Vec<(String, &'static str, u64)> = Vec::new();
+    let mut last: Vec<(&'static str, String)> = Vec::new();
     for e in &ledger.entries {
         let Some(line) = lines.get(e.line).filter(|l| is_summary(e.kind, l)) else { continue };
         if line.trim_start().starts_with("Test Suites:") {
             continue;
         }
+        let family = summary_family(line);
         for c in COUNT.captures_iter(line) {
             let key = match c[2].to_ascii_lowercase().as_str() {
                 "passed" => "passed",
@@ -270,19 +278,30 @@ fn counts(lines: &[&str], ledger: &Ledger) -> Map<String, Value> {
                 _ => "warnings",
             };
             let n: u64 = c[1].parse().unwrap_or(0);
-            match sums.iter_mut().find(|(k, _)| *k == key) {
-                Some((_, total)) => *total += n,
-                None => sums.push((key, n)),
+            match sums.iter_mut().find(|(f, k, _)| *f == family && *k == key) {
+                Some((_, _, total)) => *total += n,
+                None => sums.push((family.clone(), key, n)),
+            }
+            match last.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, f)) => f.clone_from(&family),
+                None => last.push((key, family.clone())),
             }
         }
     }
     let mut out = Map::new();
     for key in ["passed", "failed", "skipped", "errors", "warnings"] {
-        if let Some((_, n)) = sums.iter().find(|(k, _)| *k == key) {
+        let Some((_, family)) = last.iter().find(|(k, _)| *k == key) else { continue };
+        if let Some((_, _, n)) = sums.iter().find(|(f, k, _)| f == family && *k == key) {
             out.insert(key.into(), (*n).into());
         }
     }
     out
+}
+
+/// A summary line's family: its first word (letters only, lower case),
+/// past any rule of `=`, `!` or `-` and the counts themselves.
+fn summary_family(line: &str) -> String {
+    line.split(|c: char| !c.is_ascii_alphabetic()).find(|w| !w.is_empty()).unwrap_or("").to_ascii_lowercase()
 }
 
 /// A summary line of the tool's (cargo's `test result: FAILED.` reads as a
@@ -528,6 +547,19 @@ mod tests {
         let text = "running 3 tests\ntest a ... ok\ntest result: FAILED. 1 passed; 2 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n\nrunning 1 test\ntest result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\n";
         let r = result("cargo test", 101, text);
         assert_eq!(Value::Object(r.counts), json!({"passed": 2, "failed": 2, "skipped": 0}));
+    }
+
+    #[test]
+    fn pytest_collection_errors_are_counted_once() {
+        // issue 24/26: the `Interrupted:` banner and the final line state
+        // the same two errors.
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/fixtures/text/pytest-collection-error.txt"
+        ))
+        .unwrap();
+        let r = result("pytest", 2, &text);
+        assert_eq!(r.counts.get("errors"), Some(&json!(2)), "{:?}", r.counts);
     }
 
     #[test]

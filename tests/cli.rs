@@ -399,6 +399,23 @@ fn a_bad_exit_value_names_the_option() {
     assert!(err.contains("invalid value 'x' for '--exit <N>'"), "{err}");
 }
 
+/// Defect 5: pytest states a collection's errors twice (the `Interrupted:`
+/// banner and its last line); the typed result counted them twice.
+#[test]
+fn pytest_collection_error_reports_two_errors_not_four() {
+    let log =
+        fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/text/pytest-collection-error.txt"))
+            .unwrap();
+    let env = Env::new();
+    let out = common::output_with_stdin(
+        &mut env.cmd(&["--cmd", "pytest", "--exit", "2", "--format", "json"]),
+        &log,
+    );
+    assert_no_panic(&out, "--format json");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("a typed result");
+    assert_eq!(v["counts"]["errors"], 2, "{}", v["counts"]);
+}
+
 /// A JSON output of `n` records, pretty-printed (a line per field), stored
 /// by filter mode; its raw id.
 fn stored_json(env: &Env, n: usize) -> (String, String) {
