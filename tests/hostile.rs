@@ -374,17 +374,10 @@ fn show_of_an_evicted_id_cites_the_cap_that_evicted_it() {
 
 // --- a hostile Git LFS server ------------------------------------------------
 
-/// git with nothing from the user's or the system's config.
+/// git as tests/share.rs runs it, with no stdin.
 fn git(dir: &Path) -> Command {
-    let mut c = Command::new("git");
-    c.current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
-        .stdin(Stdio::null());
+    let mut c = common::isolated_git(dir);
+    c.stdin(Stdio::null());
     c
 }
 

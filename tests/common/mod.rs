@@ -335,3 +335,17 @@ pub fn peak_rss_kb(stderr: &[u8]) -> u64 {
     let text = String::from_utf8_lossy(stderr);
     text.lines().find_map(|l| l.strip_prefix("maxrss_kb=")).expect("a maxrss_kb line").parse().unwrap()
 }
+
+/// git with nothing from the user's or the system's config, and a fixed
+/// author (tests/share.rs, tests/hostile.rs).
+pub fn isolated_git(dir: &Path) -> Command {
+    let mut c = Command::new("git");
+    c.current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.invalid");
+    c
+}
