@@ -57,21 +57,16 @@ pub enum Reader {
     Unknown,
 }
 
-/// Classifies fd 1 with one `fstat` (and `isatty` for character devices).
+/// Classifies fd 1 with one `fstat` (`own_fd`; `isatty` for character devices).
 pub fn stdout() -> Stdout {
-    // SAFETY: fstat on fd 1 with a zeroed out-parameter; isatty has no preconditions.
-    unsafe {
-        let mut st: libc::stat = std::mem::zeroed();
-        if libc::fstat(1, &mut st) != 0 {
-            return Stdout::Sink;
-        }
-        match st.st_mode & libc::S_IFMT {
-            libc::S_IFIFO => Stdout::Pipe(st.st_ino as u64),
-            libc::S_IFSOCK => Stdout::Socket,
-            libc::S_IFREG => Stdout::File(FileId { dev: st.st_dev as u64, ino: st.st_ino as u64 }),
-            libc::S_IFCHR if libc::isatty(1) == 1 => Stdout::Tty,
-            _ => Stdout::Sink,
-        }
+    let Some(st) = own_fd(1) else { return Stdout::Sink };
+    match st.st_mode & libc::S_IFMT {
+        libc::S_IFIFO => Stdout::Pipe(st.st_ino),
+        libc::S_IFSOCK => Stdout::Socket,
+        libc::S_IFREG => Stdout::File(FileId { dev: st.st_dev, ino: st.st_ino }),
+        // SAFETY: isatty has no preconditions.
+        libc::S_IFCHR if unsafe { libc::isatty(1) } == 1 => Stdout::Tty,
+        _ => Stdout::Sink,
     }
 }
 
