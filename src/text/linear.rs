@@ -69,7 +69,7 @@ fn cpu_of(text: &str, hint: &Hint) -> Duration {
     (0..2)
         .map(|_| {
             let at = thread_cpu();
-            let _ = super::render(text, Some(hint), &Settings::default());
+            let _ = super::render(text, Some(hint), &Settings::default().into());
             thread_cpu() - at
         })
         .min()
