@@ -128,7 +128,13 @@ fn try_draft(file: &Path, cmd: &str, exit: i32) -> Result<ExitCode> {
     let hint = Hint { command, exit_code: exit };
     // A draft tried on a capture is not a call of the tool.
     crate::handoff::not_a_call();
-    crate::handoff::deliver(&raw, Some(&hint), &settings, &config::get().store(), started)?;
+    crate::handoff::deliver(
+        crate::handoff::Output::Whole(raw),
+        Some(&hint),
+        &settings,
+        &config::get().store(),
+        started,
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -167,8 +173,12 @@ fn run_tests(spec: &Spec) -> Vec<Outcome> {
                 command: cmd.split_whitespace().map(str::to_owned).collect(),
                 exit_code: t.exit,
             };
-            let out = crate::pipeline::render(t.input.as_bytes(), Some(&hint), &settings)
-                .map_or_else(|| t.input.clone(), |r| r.text);
+            let out = crate::pipeline::render(
+                t.input.as_bytes(),
+                Some(&hint),
+                &crate::settings::Call::new(&settings),
+            )
+            .map_or_else(|| t.input.clone(), |r| r.text);
             Outcome { label, failure: judge(t, &out) }
         })
         .collect()
