@@ -6,10 +6,10 @@
 //! - A log, or an output that is mostly a stack trace, is folded: identical
 //!   runs become `line (×N)`; runs of 3+ lines that differ only in numbers
 //!   and hex ids keep every distinguishing value in place
-//!   (`app.py:11,14,17:1: moved … (×3 similar)`, `, last at TIME` when the
-//!   run ended at another time) where one or two places vary outside times
-//!   and durations. A run where more vary is cut into pieces where at most
-//!   two do (a piece of one or two lines stays as printed); when that
+//!   (`app.py:11,14,17:1: moved … (×3 similar)`), the last line after them
+//!   as printed (the state the run ended in), where one or two places vary
+//!   outside times and durations. A run where more vary is cut into pieces
+//!   where at most two do (a piece of one or two lines stays as printed); when that
 //!   leaves mostly single lines (each line its own id and duration) worth
 //!   hiding, the run reads `first line (×N similar: tokensieve show ID
 //!   --lines A:B)` and its last line as printed. A fold never drops a value
@@ -393,10 +393,10 @@ fn listable_pieces(lines: &[&str]) -> Vec<usize> {
 }
 
 /// A piece of a similar run (`listable_pieces`): one or two lines as
-/// printed; more as the first line with every value listed in place,
-/// then `(×N similar)`, and when `last` the last line's clock (its
-/// time, the state the run ended in) if it differs from the first's. The
-/// last line itself follows only when a summary cut the values.
+/// printed; more as the first line with every value listed in place and
+/// `(×N similar)`. With `last`, the piece's last line follows as printed
+/// (the state a run of progress lines ended in) and the values line
+/// stands for the lines before it only: no line is shown twice.
 fn similar_lines(
     lines: &[&str],
     show: &dyn Fn(&str) -> String,
@@ -404,25 +404,16 @@ fn similar_lines(
     shorten: bool,
     last: bool,
 ) {
-    let n = lines.len();
-    if n <= 2 {
-        out.extend(lines.iter().map(|l| show(l)));
-        return;
+    let (listed, tail) =
+        if last && lines.len() > 1 { lines.split_at(lines.len() - 1) } else { (lines, &[][..]) };
+    let n = listed.len();
+    match values_line(listed, shorten) {
+        _ if n <= 2 => out.extend(listed.iter().map(|l| show(l))),
+        Some(v) => out.push(format!("{} (×{n} similar)", show(&v))),
+        // only the clock varies
+        None => out.push(format!("{} (×{n} similar)", show(listed[0]))),
     }
-    let Some(v) = values_line(lines, shorten) else {
-        out.push(format!("{} (×{n} similar)", show(lines[0])));
-        out.push(show(lines[n - 1]));
-        return;
-    };
-    let clock = |l: &str| CLOCK.find_iter(l).map(|m| m.as_str().to_string()).collect::<Vec<_>>();
-    let (from, to) = (clock(lines[0]), clock(lines[n - 1]));
-    let ended: Vec<&str> = to.iter().zip(&from).filter(|(t, f)| t != f).map(|(t, _)| t.as_str()).collect();
-    let until =
-        if last && !ended.is_empty() { format!(", last at {}", ended.join(" ")) } else { String::new() };
-    out.push(format!("{} (×{n} similar{until})", show(&v)));
-    if last && v.contains(" values)") {
-        out.push(show(lines[n - 1]));
-    }
+    out.extend(tail.iter().map(|l| show(l)));
 }
 
 /// `last`: see `render_run`.
@@ -619,7 +610,7 @@ mod tests {
             (0..20).map(|i| format!("12:00:{i:02} worker {} processed batch 0x{i:08x}\n", i % 3)).collect();
         assert_eq!(
             generic(&text, 4000),
-            "12:00:00 worker 0,1,2 processed batch 0x00000000,0x00000001,0x00000002,0x00000003,0x00000004,0x00000005,0x00000006,0x00000007,0x00000008,0x00000009,0x0000000a,0x0000000b,0x0000000c,0x0000000d,0x0000000e,0x0000000f,0x00000010,0x00000011,0x00000012,0x00000013 (×20 similar, last at 12:00:19)\n"
+            "12:00:00 worker 0,1,2 processed batch 0x00000000,0x00000001,0x00000002,0x00000003,0x00000004,0x00000005,0x00000006,0x00000007,0x00000008,0x00000009,0x0000000a,0x0000000b,0x0000000c,0x0000000d,0x0000000e,0x0000000f,0x00000010,0x00000011,0x00000012 (×19 similar)\n12:00:19 worker 1 processed batch 0x00000013\n"
         );
         // lines that name a place are findings (issue 26): each as printed,
         // never folded with the others, whatever they say
@@ -641,7 +632,7 @@ mod tests {
         let unplaced = moved.replace("app.py:", "step ");
         assert_eq!(
             generic(&unplaced, 4000),
-            "step 11,14,17,20,23,26,29,31,40,52,60,77:1: moved to the new layout (×12 similar)\n"
+            "step 11,14,17,20,23,26,29,31,40,52,60:1: moved to the new layout (×11 similar)\nstep 77:1: moved to the new layout\n"
         );
         // three places varying: the first and last lines, the command that
         // prints the ones between
@@ -667,13 +658,24 @@ mod tests {
                 ));
             }
         }
+        for i in 1..=5 {
+            text.push_str(&format!(
+                "2026-11-27 02:12:28 {:>10} thumbs/128/u-1042/img_{i:02}.jpg\n",
+                4065 + 97 * i
+            ));
+        }
         let out = generic(&text, 4000);
         for key in ["u-1042/2026/04/img_09.jpg", "u-1042/2026/04/img_10.jpg", "u-2207/2026/04/img_01.jpg"] {
             assert!(out.contains(key), "{key} missing:\n{out}");
         }
-        assert!(out.contains("originals/u-1042/2026/04/img_01,02,03.jpg (×3 similar)\n"), "{out}");
-        // the run's end time is said, its last line not shown again
-        assert!(out.contains("img_05,06,07.jpg (×3 similar, last at 2026-11-27 02:12:28)\n"), "{out}");
+        // the values of the lines before the last, then the last as printed
+        assert!(
+            out.ends_with(
+                "2026-11-27 02:12:28       4162,4259,4356,4453 thumbs/128/u-1042/img_01,02,03,04.jpg (×4 similar)\n\
+                 2026-11-27 02:12:28       4550 thumbs/128/u-1042/img_05.jpg\n"
+            ),
+            "{out}"
+        );
         let mut keys: Vec<&str> = out.lines().map(|l| l.split_whitespace().nth(3).unwrap_or(l)).collect();
         let n = keys.len();
         keys.sort_unstable();
@@ -698,7 +700,12 @@ mod tests {
         text.push_str("GET /a/97 HTTP/1.1\" 503 -\n");
         let out = generic(&text, 4000);
         assert!(out.contains("GET /a/99 HTTP/1.1\" 404 -"), "{out}");
-        assert!(out.contains("GET /a/0,1,2,3,4,5,6,7,8,9 HTTP/1.1\" 200 - (×10 similar)"), "{out}");
+        assert!(
+            out.contains(
+                "GET /a/0,1,2,3,4,5,6,7,8 HTTP/1.1\" 200 - (×9 similar)\nGET /a/9 HTTP/1.1\" 200 -\n"
+            ),
+            "{out}"
+        );
         // ledger lines (5xx) never fold, even with each other
         assert!(out.ends_with("GET /a/98 HTTP/1.1\" 503 -\nGET /a/97 HTTP/1.1\" 503 -\n"), "{out}");
     }

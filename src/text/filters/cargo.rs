@@ -77,8 +77,9 @@ fn summarize(text: &str) -> Option<String> {
 }
 
 /// `summarize`; with `src` (the stored raw), a run whose tests failed
-/// shows its compiler warnings as one line of ours (`warnings_line`): the
-/// failure is the answer, the warnings are one command away.
+/// shows its compiler warnings as one line of ours (`warnings_line`) and
+/// no `Compiling` lines: the failure is the answer, the warnings are one
+/// command away.
 fn summarize_in(text: &str, src: Option<&Source>) -> Option<String> {
     let lines: Vec<&str> = text.lines().collect();
     let fold_warnings = src.is_some() && lines.iter().any(|l| is_test_failure(l));
@@ -99,6 +100,10 @@ fn summarize_in(text: &str, src: Option<&Source>) -> Option<String> {
         let verb = t.split_whitespace().next().unwrap_or("");
         if line.starts_with(' ') && PROGRESS.contains(&verb) {
             anchored = true;
+            if fold_warnings {
+                i += 1;
+                continue;
+            }
             // the workspace's own crates carry a local path: keep those
             if (verb == "Compiling" || verb == "Checking" || verb == "Documenting") && t.contains(" (/") {
                 flush_deps(&mut out, &mut deps);
@@ -516,6 +521,7 @@ mod tests {
             "{out}"
         );
         assert!(!out.contains("never used") && !out.contains("generated 7"), "{out}");
+        assert!(!out.contains("Compiling meter"), "{out}");
         assert!(
             out.contains("test tests::day_price ... FAILED") && out.contains(" right: \"high\""),
             "{out}"
