@@ -33,13 +33,12 @@
 //!    receipt at all for output delivered untouched.
 //!    Last, `history::record` adds the call's row on the connection opened
 //!    beside the render.
-//!    **Large JSON** (`src/handoff/large.rs`): filter mode hands its bytes
-//!    over (`handoff::deliver_owned`), and so does the shim's (and `run`'s)
-//!    whole capture, in two steps because it must write the raw bytes itself
-//!    if our code panics: `handoff::store_large` stores them while the shim
-//!    still holds them, then `handoff::deliver_stored` takes them, and from
-//!    there the shim's fallback reads the stored copy (`handoff::write_stored`)
-//!    instead of keeping its own. A document of 1 MiB or more that the
+//!    **Large JSON** (`src/handoff/large.rs`): every caller hands its bytes
+//!    over (`Output::Whole`), and `deliver`'s one panic guard (`guarded`)
+//!    must write them if our code panics: `large::store` stores them while
+//!    the delivery still holds them (`Held::Bytes`), then
+//!    `large::deliver_stored` takes them, and from there the guard's
+//!    fallback reads the stored copy (`Held::Stored`). A document of 1 MiB or more that the
 //!    parser reads as it is (UTF-8, nothing to scrub) is stored first; the
 //!    side thread takes the bytes, counts them, reads what the tree does not
 //!    keep (`json::parse::check`: repeated keys, exponents as written; the
@@ -74,17 +73,151 @@ use crate::typed::{self, TypedResult};
 
 mod large;
 
-pub use large::Stored;
+/// What a caller hands over: all of the output, or (too large to hold)
+/// an excerpt of it with every byte already in the raw store.
+pub enum Output<'a> {
+    /// Every byte, in memory. A large JSON document is let go before its
+    /// tree is complete (`large`).
+    Whole(Vec<u8>),
+    Spooled {
+        /// Head, signal lines of the middle, tail (see `settings::Excerpt`).
+        text: &'a str,
+        excerpt: &'a Excerpt,
+        object: &'a Object,
+        /// The exact token count of the whole output.
+        tokens: usize,
+    },
+}
 
 /// Everything after the bytes are captured: render, settle, store, emit the
-/// output and the receipt, record the call. The one call both the shim and
-/// filter mode make, with the call's one raw store (`config::Config::store`).
-/// (`started` is when the call began, for the history's duration column.)
+/// output and the receipt, record the call. The one call every front end
+/// makes (the shim, `run`, filter mode, `fetch`, `show --jq`, `filter
+/// try`), with the call's one raw store (`config::Config::store`) and its
+/// settings; nothing here reads the configuration. (`started` is when the
+/// call began, for the history's duration column.)
+///
+/// The one panic guard of a delivery is here, at the edge that holds the
+/// raw bytes: a bug of ours anywhere below (render, store, large path,
+/// history) costs the agent nothing but one stderr line — it gets the raw
+/// bytes (or their stored copy), and the caller keeps the tool's exit code.
 ///
 /// The raw store and the history are a convenience: if either fails (locked,
 /// corrupt, unwritable, disk full) the agent still gets its output and the
 /// caller its exit code, plus one `tokensieve: warning:` line on stderr.
 pub fn deliver(
+    output: Output,
+    hint: Option<&Hint>,
+    settings: &Settings,
+    raw_store: &Store,
+    started: Instant,
+) -> io::Result<()> {
+    let (held, spooled) = match output {
+        Output::Whole(raw) => (Held::Bytes(raw), None),
+        Output::Spooled { text, excerpt, object, tokens } => {
+            (Held::Spooled(object), Some((text, excerpt, object, tokens)))
+        }
+    };
+    let edge = Edge { held: std::cell::RefCell::new(held), written: std::cell::Cell::new(false) };
+    guarded(
+        edge,
+        || io::stdout().lock(),
+        |edge| match spooled {
+            Some(excerpt) => deliver_excerpt(edge, excerpt, hint, settings, raw_store.home(), started),
+            None => deliver_held(edge, hint, settings, raw_store, started),
+        },
+    )
+}
+
+/// Runs a delivery; if our code panics before stdout was written, `out`
+/// gets the raw bytes from wherever they are now, and stderr one line.
+fn guarded<'a, W: Write>(
+    edge: Edge<'a>,
+    out: impl FnOnce() -> W,
+    delivery: impl FnOnce(&Edge<'a>) -> io::Result<Receipt>,
+) -> io::Result<()> {
+    match pipeline::caught(|| delivery(&edge)) {
+        Some(done) => done.map(drop),
+        None if edge.written.get() => {
+            eprintln!("tokensieve: internal error after the output was written");
+            Ok(())
+        }
+        None => {
+            eprintln!("tokensieve: internal error while compressing; raw output delivered");
+            match edge.held.into_inner().write_raw(&mut out()) {
+                Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(e),
+                _ => Ok(()),
+            }
+        }
+    }
+}
+
+/// The state of one delivery that its panic guard reads: where the raw
+/// bytes are now, and whether stdout was written (then nothing more is).
+struct Edge<'a> {
+    held: std::cell::RefCell<Held<'a>>,
+    written: std::cell::Cell<bool>,
+}
+
+impl Edge<'_> {
+    /// `emit`, noting that stdout has its bytes.
+    fn emit(&self, out: &[u8], receipt_line: Option<&str>) -> io::Result<()> {
+        self.written.set(true);
+        emit(out, receipt_line)
+    }
+}
+
+/// Where the raw bytes of a delivery are.
+enum Held<'a> {
+    /// In memory.
+    Bytes(Vec<u8>),
+    /// Let go; the stored copy stands in for them (the large path).
+    Stored(Object),
+    /// Never held whole: every byte is in the store.
+    Spooled(&'a Object),
+}
+
+impl Held<'_> {
+    /// Every byte of the output to `out`.
+    fn write_raw(&self, out: &mut dyn Write) -> io::Result<()> {
+        match self {
+            Held::Bytes(raw) => out.write_all(raw).and_then(|()| out.flush()),
+            Held::Stored(object) => write_stored(object, out),
+            Held::Spooled(object) => write_stored(object, out),
+        }
+    }
+}
+
+/// An output held whole: a large JSON document by the large path (its
+/// bytes let go, the stored copy standing in), else `deliver_bytes`.
+fn deliver_held(
+    edge: &Edge,
+    hint: Option<&Hint>,
+    settings: &Settings,
+    raw_store: &Store,
+    started: Instant,
+) -> io::Result<Receipt> {
+    let stored = match &*edge.held.borrow() {
+        Held::Bytes(raw) => large::store(raw, hint, settings, raw_store),
+        _ => None,
+    };
+    if let Some(stored) = stored {
+        let Held::Bytes(raw) = edge.held.replace(Held::Stored(stored.object().clone())) else {
+            unreachable!("only held bytes are stored")
+        };
+        match large::deliver_stored(edge, raw, stored, hint, settings, started) {
+            Ok(done) => return done,
+            // Read back: the ordinary path.
+            Err(raw) => drop(edge.held.replace(Held::Bytes(raw))),
+        }
+    }
+    let held = edge.held.borrow();
+    let Held::Bytes(raw) = &*held else { unreachable!("the ordinary path holds its bytes") };
+    deliver_bytes(edge, raw, hint, settings, raw_store, started)
+}
+
+/// The ordinary path: the bytes rendered from memory.
+fn deliver_bytes(
+    edge: &Edge,
     raw: &[u8],
     hint: Option<&Hint>,
     settings: &Settings,
@@ -110,7 +243,7 @@ pub fn deliver(
     };
     let (original, (rendered, result), (history, open_took)) = std::thread::scope(|s| {
         let side = s.spawn(side_work);
-        let rendered = pipeline::render_guarded_typed(raw, hint, settings);
+        let rendered = pipeline::render_typed(raw, hint, settings);
         let (original, history, open_took) = side.join().unwrap_or_else(|_| side_work());
         (original, rendered, (history, open_took))
     });
@@ -146,7 +279,7 @@ pub fn deliver(
     // The line as it will be written (a failed store leaves its id out).
     receipt.overhead = receipt.overhead_of(settings.receipt, settings.encoding);
     let result = typed_result(result, hint, &receipt);
-    emit(&formatted(out, &result, settings), receipt.line(settings.receipt).as_deref())?;
+    edge.emit(&formatted(out, &result, settings), receipt.line(settings.receipt).as_deref())?;
 
     let harness = crate::budget::harness_tokens(settings.encoding, raw, receipt.original, settings.budget);
     let call = history::Call::new(hint, &receipt, harness, started.elapsed()).with_result(&result);
@@ -154,53 +287,8 @@ pub fn deliver(
     Ok(receipt)
 }
 
-/// `deliver` for bytes the caller lets go: a large JSON document is parsed
-/// without them in memory beside its tree (`large`).
-pub fn deliver_owned(
-    raw: Vec<u8>,
-    hint: Option<&Hint>,
-    settings: &Settings,
-    raw_store: &Store,
-    started: Instant,
-) -> io::Result<Receipt> {
-    match large::deliver(raw, hint, settings, raw_store, started) {
-        Ok(done) => done,
-        Err(raw) => deliver(&raw, hint, settings, raw_store, started),
-    }
-}
-
-/// The first half of `deliver_owned`, for a caller that must be able to
-/// write the raw bytes itself if our code fails (the shim): a large JSON
-/// document is stored, and `Some` says the stored copy (`write_stored`) can
-/// stand in for the caller's from now on. `None`: `deliver` as usual (it
-/// also says why a store that failed did).
-pub fn store_large(
-    raw: &[u8],
-    hint: Option<&Hint>,
-    settings: &Settings,
-    raw_store: &Store,
-) -> Option<Stored> {
-    large::store(raw, hint, settings, raw_store)
-}
-
-/// The second half: `raw`, already `stored`, delivered as `deliver_owned`
-/// does (the bytes are let go before the document's tree is complete).
-pub fn deliver_stored(
-    raw: Vec<u8>,
-    stored: Stored,
-    hint: Option<&Hint>,
-    settings: &Settings,
-    started: Instant,
-) -> io::Result<Receipt> {
-    let raw_store = stored.store().clone();
-    match large::deliver_stored(raw, stored, hint, settings, started) {
-        Ok(done) => done,
-        Err(raw) => deliver(&raw, hint, settings, &raw_store, started),
-    }
-}
-
 /// Every byte of a stored object to `out`, flushed.
-pub fn write_stored(object: &Object, out: &mut dyn Write) -> io::Result<()> {
+fn write_stored(object: &Object, out: &mut dyn Write) -> io::Result<()> {
     io::copy(&mut std::fs::File::open(&object.path)?, out)?;
     out.flush()
 }
@@ -266,64 +354,18 @@ fn after_output(
     }
 }
 
-/// What the shim gathered: all of the output, or (too large to hold) an
-/// excerpt of it with every byte already in the raw store.
-pub enum Gathered<'a> {
-    Whole(&'a [u8]),
-    Spooled {
-        /// Head, signal lines of the middle, tail (see `settings::Excerpt`).
-        text: &'a str,
-        excerpt: &'a Excerpt,
-        object: &'a Object,
-        /// The exact token count of the whole output.
-        tokens: usize,
-    },
-}
-
-impl<'a> From<&'a [u8]> for Gathered<'a> {
-    fn from(raw: &'a [u8]) -> Gathered<'a> {
-        Gathered::Whole(raw)
-    }
-}
-
-impl Gathered<'_> {
-    /// Every byte of the output to `out` (when treating it failed).
-    pub fn write_raw(&self, out: &mut dyn Write) -> io::Result<()> {
-        match self {
-            Gathered::Whole(raw) => out.write_all(raw).and_then(|()| out.flush()),
-            Gathered::Spooled { object, .. } => write_stored(object, out),
-        }
-    }
-}
-
-/// `deliver` for what the shim gathered.
-pub fn deliver_gathered(
-    gathered: &Gathered,
-    hint: Option<&Hint>,
-    settings: &Settings,
-    raw_store: &Store,
-    started: Instant,
-) -> io::Result<Receipt> {
-    match *gathered {
-        Gathered::Whole(raw) => deliver(raw, hint, settings, raw_store, started),
-        Gathered::Spooled { .. } => deliver_excerpt(gathered, hint, settings, raw_store.home(), started),
-    }
-}
-
 /// An output too large to hold: the excerpt is rendered as the whole output
 /// would be (line numbers and sizes are the whole's), then a line names the
 /// lines left out and the command that shows them. The raw bytes are
 /// already stored; the receipt counts all of them.
 fn deliver_excerpt(
-    gathered: &Gathered,
+    edge: &Edge,
+    (text, excerpt, object, tokens): (&str, &Excerpt, &Object, usize),
     hint: Option<&Hint>,
     settings: &Settings,
     home: &std::path::Path,
     started: Instant,
 ) -> io::Result<Receipt> {
-    let Gathered::Spooled { text, excerpt, object, tokens } = *gathered else {
-        unreachable!("deliver_gathered sends only spooled outputs here");
-    };
     let mut local = settings.clone();
     local.raw_note = Some(raw_note(object));
     local.raw_id = Some(object.id.clone());
@@ -335,7 +377,7 @@ fn deliver_excerpt(
     };
     let ((rendered, result), (history, open_took)) = std::thread::scope(|s| {
         let side = s.spawn(open_side);
-        let rendered = pipeline::render_guarded_typed(text.as_bytes(), hint, settings);
+        let rendered = pipeline::render_typed(text.as_bytes(), hint, settings);
         (rendered, side.join().unwrap_or_else(|_| open_side()))
     });
     let (mut out, shape) = match rendered {
@@ -354,12 +396,16 @@ fn deliver_excerpt(
     receipt.overhead = receipt.overhead_of(settings.receipt, settings.encoding);
     if compressed + receipt.overhead < tokens {
         let result = typed_result(result.clone(), hint, &receipt);
-        emit(&formatted(out.into_bytes(), &result, settings), receipt.line(settings.receipt).as_deref())?;
+        edge.emit(
+            &formatted(out.into_bytes(), &result, settings),
+            receipt.line(settings.receipt).as_deref(),
+        )?;
     } else {
         // Never worse: the stored bytes themselves.
         receipt =
             Receipt { original: tokens, compressed: tokens, shape: Shape::Raw, raw_id: None, overhead: 0 };
-        match gathered.write_raw(&mut io::stdout().lock()) {
+        edge.written.set(true);
+        match write_stored(object, &mut io::stdout().lock()) {
             Err(e) if e.kind() != io::ErrorKind::BrokenPipe => return Err(e),
             _ => emit(b"", receipt.line(settings.receipt).as_deref())?,
         }
@@ -519,6 +565,58 @@ pub fn emit(out: &[u8], receipt_line: Option<&str>) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn edge(held: Held) -> Edge {
+        Edge { held: std::cell::RefCell::new(held), written: std::cell::Cell::new(false) }
+    }
+
+    #[test]
+    fn a_panic_in_a_delivery_gives_stdout_the_raw_bytes() {
+        let raw = b"{\"a\": 1}\n".to_vec();
+        let mut got = Vec::new();
+        guarded(edge(Held::Bytes(raw.clone())), || &mut got, |_| panic!("a bug in a stage")).unwrap();
+        assert_eq!(got, raw);
+    }
+
+    #[test]
+    fn a_panic_after_a_large_document_was_handed_over_delivers_its_stored_copy() {
+        // The large path lets the bytes go with the delivery that took
+        // them: the stored copy stands in, byte for byte.
+        let home = tempfile::tempdir().unwrap();
+        let store = Store::new(home.path().to_path_buf(), u64::MAX);
+        let raw: Vec<u8> = (0..20_000).flat_map(|i| format!("{{\"n\":{i}}},").into_bytes()).collect();
+        let object = store.plan(&raw).unwrap();
+        store.put(&raw, &object).unwrap();
+        let mut got = Vec::new();
+        guarded(
+            edge(Held::Bytes(raw.clone())),
+            || &mut got,
+            |edge| {
+                let Held::Bytes(bytes) = edge.held.replace(Held::Stored(object.clone())) else {
+                    unreachable!()
+                };
+                drop(bytes);
+                panic!("a bug after the hand-over");
+            },
+        )
+        .unwrap();
+        assert!(got == raw, "{} of {} bytes", got.len(), raw.len());
+    }
+
+    #[test]
+    fn a_panic_after_the_output_was_written_writes_nothing_more() {
+        let mut got = Vec::new();
+        guarded(
+            edge(Held::Bytes(b"raw".to_vec())),
+            || &mut got,
+            |edge| {
+                edge.written.set(true);
+                panic!("a bug in the history row");
+            },
+        )
+        .unwrap();
+        assert!(got.is_empty());
+    }
 
     #[test]
     fn the_agents_receipt_counts_against_the_savings() {

@@ -8,7 +8,7 @@ use crate::settings::{Hint, Rendered, Settings};
 use crate::typed::TypedResult;
 
 /// Renders `raw` for an agent. `None` means "pass the raw bytes through".
-/// Never panics on any input (callers also guard with catch_unwind).
+/// Never panics on any input (`handoff::deliver` also guards it).
 pub fn render(raw: &[u8], hint: Option<&Hint>, settings: &Settings) -> Option<Rendered> {
     render_typed(raw, hint, settings).0
 }
@@ -225,31 +225,25 @@ fn checked_view(
     if countable { checked } else { Some(view) }
 }
 
-/// `render`, with a panic anywhere in the pipeline turned into "deliver raw":
-/// a bug of ours must never cost the agent its output.
+/// `render`, with a panic anywhere in the pipeline turned into "the raw
+/// bytes" and one stderr line: for callers that only measure a rendering
+/// (`handoff::assess`, `session compact`); a delivery's guard is
+/// `handoff::deliver`'s.
 pub fn render_guarded(raw: &[u8], hint: Option<&Hint>, settings: &Settings) -> Option<Rendered> {
-    render_guarded_typed(raw, hint, settings).0
+    let rendered = caught(|| render(raw, hint, settings));
+    if rendered.is_none() {
+        eprintln!("tokensieve: internal error while compressing; raw output delivered");
+    }
+    rendered.flatten()
 }
 
-/// `render_typed` under the same guard (a panic: raw bytes, no result).
-pub fn render_guarded_typed(
-    raw: &[u8],
-    hint: Option<&Hint>,
-    settings: &Settings,
-) -> (Option<Rendered>, Option<TypedResult>) {
-    guarded(|| render_typed(raw, hint, settings)).unwrap_or((None, None))
-}
-
-/// Runs a stage of the pipeline with a panic turned into `None` and one
-/// stderr line (the caller then delivers the raw bytes).
-pub fn guarded<T>(stage: impl FnOnce() -> T) -> Option<T> {
+/// Runs `stage` with a panic turned into `None`, the panic's own message
+/// kept off stderr (the caller writes the one line that says what it did).
+pub fn caught<T>(stage: impl FnOnce() -> T) -> Option<T> {
     let prev = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
     let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(stage));
     std::panic::set_hook(prev);
-    if out.is_err() {
-        eprintln!("tokensieve: internal error while compressing; raw output delivered");
-    }
     out.ok()
 }
 

@@ -65,7 +65,13 @@ pub(crate) fn run(cmds: Vec<OsString>, global: &Global) -> Result<ExitCode> {
     // A document on stdout ends its line, as every other output does.
     doc.push(b'\n');
     let hint = Hint { command: vec!["tokensieve".into(), "fetch".into()], exit_code: code };
-    handoff::deliver(&doc, Some(&hint), &global.settings, &crate::config::get().store(), started)?;
+    handoff::deliver(
+        handoff::Output::Whole(doc),
+        Some(&hint),
+        &global.settings,
+        &crate::config::get().store(),
+        started,
+    )?;
     Ok(ExitCode::from(code.clamp(0, 255) as u8))
 }
 

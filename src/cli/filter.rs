@@ -16,6 +16,12 @@ pub(crate) fn run(file: Option<&OsString>, global: &Global) -> Result<ExitCode> 
         .cmd
         .as_ref()
         .map(|c| Hint { command: c.split_whitespace().map(str::to_owned).collect(), exit_code: global.exit });
-    handoff::deliver_owned(raw, hint.as_ref(), &global.settings, &crate::config::get().store(), started)?;
+    handoff::deliver(
+        handoff::Output::Whole(raw),
+        hint.as_ref(),
+        &global.settings,
+        &crate::config::get().store(),
+        started,
+    )?;
     Ok(ExitCode::SUCCESS)
 }

@@ -128,7 +128,13 @@ fn try_draft(file: &Path, cmd: &str, exit: i32) -> Result<ExitCode> {
     let hint = Hint { command, exit_code: exit };
     // A draft tried on a capture is not a call of the tool.
     crate::handoff::not_a_call();
-    crate::handoff::deliver(&raw, Some(&hint), &settings, &config::get().store(), started)?;
+    crate::handoff::deliver(
+        crate::handoff::Output::Whole(raw),
+        Some(&hint),
+        &settings,
+        &config::get().store(),
+        started,
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -250,8 +250,14 @@ fn query(raw: &[u8], filter: &str, slurp: bool, global: &Global) -> Result<ExitC
     // The answer asked for is shown whole: a focus view of it would leave
     // out again what the agent asked for (the budget still applies).
     let settings = crate::settings::Settings { focus: None, ..global.settings.clone() };
-    handoff::deliver(text.as_bytes(), None, &settings, &crate::config::get().store(), started)
-        .context("cannot write to stdout")?;
+    handoff::deliver(
+        handoff::Output::Whole(text.into_bytes()),
+        None,
+        &settings,
+        &crate::config::get().store(),
+        started,
+    )
+    .context("cannot write to stdout")?;
     Ok(ExitCode::SUCCESS)
 }
 

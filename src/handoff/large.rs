@@ -13,7 +13,7 @@ use std::io;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use super::{Receipt, after_output, emit, formatted, rendering_wins, typed_result, with_plan};
+use super::{Edge, Receipt, after_output, formatted, rendering_wins, typed_result, with_plan};
 use crate::auditor::{self, Encoding};
 use crate::history;
 use crate::json::{self, Source, parse::Checked};
@@ -51,7 +51,7 @@ fn read(
 /// A large JSON document whose raw bytes are in the store: from here on the
 /// caller may let its own copy go, since the stored one can stand in for it
 /// (`object().path`), whatever happens next.
-pub struct Stored {
+pub(super) struct Stored {
     store: Store,
     obj: Object,
     took: Duration,
@@ -59,13 +59,8 @@ pub struct Stored {
 
 impl Stored {
     /// Where the raw bytes are.
-    pub fn object(&self) -> &Object {
+    pub(super) fn object(&self) -> &Object {
         &self.obj
-    }
-
-    /// The store that holds them.
-    pub fn store(&self) -> &Store {
-        &self.store
     }
 }
 
@@ -83,24 +78,12 @@ pub(super) fn store(raw: &[u8], hint: Option<&Hint>, settings: &Settings, store:
     Some(Stored { store, obj, took: started.elapsed() })
 }
 
-/// `super::deliver` for `raw`, or `Err(raw)` (read back from the store when
-/// it was let go) for the ordinary path: not large, not JSON as it is, no
-/// store to hold it, or one of the unusual cases above.
-pub(super) fn deliver(
-    raw: Vec<u8>,
-    hint: Option<&Hint>,
-    settings: &Settings,
-    raw_store: &Store,
-    started: Instant,
-) -> Result<io::Result<Receipt>, Vec<u8>> {
-    match store(&raw, hint, settings, raw_store) {
-        Some(stored) => deliver_stored(raw, stored, hint, settings, started),
-        None => Err(raw),
-    }
-}
-
-/// `deliver` once `raw` is `stored`.
+/// `super::deliver` once `raw` is `stored` (the edge's guard now falls
+/// back to the stored copy), or `Err(raw)`, read back from the store, for
+/// the ordinary path: not JSON after all, or raw bytes that beat the
+/// rendering.
 pub(super) fn deliver_stored(
+    edge: &Edge,
     raw: Vec<u8>,
     stored: Stored,
     hint: Option<&Hint>,
@@ -117,8 +100,7 @@ pub(super) fn deliver_stored(
     let (released, gate) = mpsc::channel();
     let (documents, side) = std::thread::scope(|s| {
         let side = s.spawn(move || read(raw, settings.encoding, settings.budget, home, released));
-        let documents = pipeline::guarded(|| {
-            let file = std::fs::File::open(&obj.path).ok()?;
+        let documents = std::fs::File::open(&obj.path).ok().and_then(|file| {
             json::parse::documents_from(Gated {
                 inner: file,
                 read: 0,
@@ -127,14 +109,12 @@ pub(super) fn deliver_stored(
             })
         });
         let side = side.join().ok();
-        (documents.flatten(), side)
+        (documents, side)
     });
     let (Some(documents), Some(side)) = (documents, side) else { return ordinary(reread()) };
-    let rendered = json::parse::finish(documents, &side.checked).and_then(|value| {
+    let rendered = json::parse::finish(documents, &side.checked).map(|value| {
         let source = Source::File { path: &obj.path, len, head: &side.head };
-        pipeline::guarded(|| {
-            json::with_status(pipeline::render_json(value, source, settings), hint.map(|h| h.exit_code))
-        })
+        json::with_status(pipeline::render_json(value, source, settings), hint.map(|h| h.exit_code))
     });
     let Some((out, mut receipt)) =
         rendered.and_then(|r| rendering_wins(side.original, r, settings, Some(&obj.id)))
@@ -144,7 +124,7 @@ pub(super) fn deliver_stored(
     receipt.raw_id = Some(obj.id.clone());
     receipt.overhead = receipt.overhead_of(settings.receipt, settings.encoding);
     let result = typed_result(None, hint, &receipt);
-    Ok(emit(&formatted(out, &result, settings), receipt.line(settings.receipt).as_deref()).map(|()| {
+    Ok(edge.emit(&formatted(out, &result, settings), receipt.line(settings.receipt).as_deref()).map(|()| {
         let call = history::Call::new(hint, &receipt, side.harness, started.elapsed()).with_result(&result);
         after_output(call, side.history, home, Vec::new(), (store_took, side.open_took));
         receipt

@@ -84,9 +84,9 @@ pub struct Spooled {
     pub tokens: usize,
 }
 
-impl<'a> From<&'a Spooled> for crate::handoff::Gathered<'a> {
+impl<'a> From<&'a Spooled> for crate::handoff::Output<'a> {
     fn from(s: &'a Spooled) -> Self {
-        crate::handoff::Gathered::Spooled {
+        crate::handoff::Output::Spooled {
             text: &s.kept.text,
             excerpt: &s.kept.excerpt,
             object: &s.object,

@@ -105,7 +105,7 @@
 //!    JSON prefix (after whitespace, BOM, ANSI) or any text → gathered, for
 //!    every command, claimed by a filter or not. Up to a size the output is
 //!    held whole and goes to `handoff::deliver` with the command as hint
-//!    (a large JSON document, stored first, to `handoff::deliver_stored`):
+//!    (`handoff::Output::Whole`; a large JSON document is stored first):
 //!    JSON up to `TOKENSIEVE_CAPTURE_MAX_BYTES` (64 MiB; bytes or K/M/G, as the
 //!    store cap), text up to 8 MiB (or that cap, if lower). Past it, `keep`
 //!    holds the first 256 KiB of lines (head), a rolling last 1 MiB (tail) and,
@@ -220,8 +220,10 @@ fn compress(name: &str, launch: &Launch, settings: Option<Settings>, started: In
     words.extend(launch.args.iter().map(|a| a.to_string_lossy().into_owned()));
     let hint = Hint { command: words, exit_code: outcome.code };
     match outcome.captured {
-        Captured::Whole(raw) => deliver_whole(raw, &hint, &settings, &raw_store, started),
-        Captured::Kept(spooled) => deliver_or_raw(&spooled, &hint, &settings, &raw_store, started),
+        Captured::Whole(raw) => {
+            deliver(crate::handoff::Output::Whole(raw), &hint, &settings, &raw_store, started)
+        }
+        Captured::Kept(spooled) => deliver((&spooled).into(), &hint, &settings, &raw_store, started),
         Captured::Streamed => {}
     }
     if let Some(stderr) = outcome.stderr.and_then(|g| g.finish(capture::STOP_GRACE)) {
@@ -275,52 +277,17 @@ fn stopped_note(stop: Stop, started: Instant) {
     let _ = io::stderr().lock().write_all(line.as_bytes());
 }
 
-/// An output held whole. A large JSON document is stored first and then
-/// handed over (`handoff::deliver_stored`), so that its bytes are let go
-/// before its tree is complete, as in filter mode; from then on the stored
-/// copy is what a failure falls back to. Anything else: `deliver_or_raw`.
-fn deliver_whole(raw: Vec<u8>, hint: &Hint, settings: &Settings, raw_store: &Store, started: Instant) {
-    // A failure while storing leaves the bytes here: the ordinary path.
-    let store = || crate::handoff::store_large(&raw, Some(hint), settings, raw_store);
-    let stored = std::panic::catch_unwind(std::panic::AssertUnwindSafe(store)).ok().flatten();
-    let Some(stored) = stored else { return deliver_or_raw(&raw[..], hint, settings, raw_store, started) };
-    let object = stored.object().clone();
-    guarded(
-        move || crate::handoff::deliver_stored(raw, stored, Some(hint), settings, started),
-        || {
-            let _ = crate::handoff::write_stored(&object, &mut io::stdout().lock());
-        },
-    );
-}
-
-/// The agent gets its output whatever happens in our code: a failure before
-/// anything was written falls back to the raw bytes (or, for an output too
-/// large to hold, to the stored raw bytes).
-fn deliver_or_raw<'a>(
-    raw: impl Into<crate::handoff::Gathered<'a>>,
+/// `handoff::deliver`, whose guard writes the raw bytes if our code fails;
+/// an error here is stdout's own (the agent went away, a full disk).
+fn deliver(
+    output: crate::handoff::Output,
     hint: &Hint,
     settings: &Settings,
     raw_store: &Store,
     started: Instant,
 ) {
-    let gathered = raw.into();
-    guarded(
-        || crate::handoff::deliver_gathered(&gathered, Some(hint), settings, raw_store, started),
-        || {
-            let _ = gathered.write_raw(&mut io::stdout().lock());
-        },
-    );
-}
-
-/// Runs `deliver`; if it panics, `write_raw` gives stdout the raw bytes.
-fn guarded(deliver: impl FnOnce() -> io::Result<crate::auditor::Receipt>, write_raw: impl FnOnce()) {
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(deliver)) {
-        Ok(Ok(_)) => {}
-        Ok(Err(e)) => eprintln!("tokensieve: cannot write the output: {e}"),
-        Err(_) => {
-            eprintln!("tokensieve: internal error while compressing; raw output delivered");
-            write_raw();
-        }
+    if let Err(e) = crate::handoff::deliver(output, Some(hint), settings, raw_store, started) {
+        eprintln!("tokensieve: cannot write the output: {e}");
     }
 }
 
@@ -329,30 +296,4 @@ fn guarded(deliver: impl FnOnce() -> io::Result<crate::auditor::Receipt>, write_
 fn cannot_run(real: &Path, err: &io::Error) -> ExitCode {
     eprintln!("tokensieve: cannot run {}: {err}", real.display());
     ExitCode::from(if err.kind() == io::ErrorKind::PermissionDenied { 126 } else { 127 })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_panic_after_a_large_document_was_handed_over_delivers_its_stored_copy() {
-        // `deliver_whole`'s fallback once the bytes are gone with the
-        // delivery that took them: the stored copy, byte for byte.
-        let home = tempfile::tempdir().unwrap();
-        let store = Store::new(home.path().to_path_buf(), u64::MAX);
-        let raw: Vec<u8> = (0..20_000).flat_map(|i| format!("{{\"n\":{i}}},").into_bytes()).collect();
-        let object = store.plan(&raw).unwrap();
-        store.put(&raw, &object).unwrap();
-        let want = raw.clone();
-        let mut got = Vec::new();
-        guarded(
-            move || {
-                drop(raw);
-                panic!("a bug after the hand-over");
-            },
-            || crate::handoff::write_stored(&object, &mut got).unwrap(),
-        );
-        assert!(got == want, "{} of {} bytes", got.len(), want.len());
-    }
 }
