@@ -339,7 +339,7 @@ pub(crate) fn render_run(run: &Run, src: &Source, out: &mut Vec<String>, shorten
     } else {
         let pieces = listable_pieces(&members);
         let hidden: usize = members[1..n - 1].iter().map(|l| l.len() + 1).sum();
-        if pieces.len() == 1 || pieces.len() * 2 <= n || hidden <= FOLD_WORTH {
+        if pieces.len() == 1 || pieces.iter().all(|&p| p >= 3) || hidden <= FOLD_WORTH {
             let mut at = 0;
             for len in pieces {
                 similar_lines(&members[at..at + len], &show, out, shorten, last);
