@@ -19,7 +19,7 @@
 //! 4. `handoff::deliver` (`src/handoff.rs`) runs the rest. Before rendering it
 //!    asks the store where the raw bytes *would* go (`Store::plan`, pure: sha256
 //!    → id and path) and puts `full output: tokensieve show ID  (file: PATH)` in
-//!    `settings.raw_note` for summaries to quote. While `pipeline::render`
+//!    the call's `settings::Call` (`raw_note`, `raw_id`) for summaries to quote. While `pipeline::render`
 //!    works, a scoped side thread counts the raw bytes' tokens and opens the
 //!    history database (neither needs the rendering). `settle` counts tokens with
 //!    `auditor` (`src/auditor.rs`) and keeps the raw bytes unless the rendering
@@ -67,7 +67,7 @@ use crate::auditor::{self, Receipt, Shape};
 use crate::history;
 use crate::pipeline;
 use crate::settings::Format;
-use crate::settings::{Excerpt, Gap, Hint, Rendered, Settings};
+use crate::settings::{Call, Excerpt, Gap, Hint, Rendered, Settings};
 use crate::store::{Object, Store};
 use crate::typed::{self, TypedResult};
 
@@ -229,8 +229,8 @@ fn deliver_bytes(
     let plan_started = Instant::now();
     let planned = raw_store.plan(raw);
     let plan_took = plan_started.elapsed();
-    let local = with_plan(settings, planned.as_ref());
-    let settings = &*local;
+    let call = with_plan(settings, planned.as_ref());
+    let settings = &call;
 
     // Counting the raw bytes and opening the history (file checks, locks,
     // schema read: ~0.5 ms) need nothing from the rendering: do them on the
@@ -366,11 +366,13 @@ fn deliver_excerpt(
     home: &std::path::Path,
     started: Instant,
 ) -> io::Result<Receipt> {
-    let mut local = settings.clone();
-    local.raw_note = Some(raw_note(object));
-    local.raw_id = Some(object.id.clone());
-    local.excerpt = Some(excerpt.clone());
-    let settings = &local;
+    let call = Call {
+        raw_note: Some(raw_note(object)),
+        raw_id: Some(object.id.clone()),
+        excerpt: Some(excerpt.clone()),
+        ..Call::new(settings)
+    };
+    let settings = &call;
     let open_side = || {
         let opened = Instant::now();
         (history::open(home), opened.elapsed())
@@ -437,18 +439,10 @@ pub fn gap_note(gap: &Gap, object: &Object) -> String {
     )
 }
 
-/// `settings` with the raw note and id of the object the raw bytes will be
-/// (when the store is on): summaries and views quote them.
-fn with_plan<'s>(settings: &'s Settings, planned: Option<&Object>) -> std::borrow::Cow<'s, Settings> {
-    match planned {
-        Some(obj) => {
-            let mut local = settings.clone();
-            local.raw_note = Some(raw_note(obj));
-            local.raw_id = Some(obj.id.clone());
-            std::borrow::Cow::Owned(local)
-        }
-        None => std::borrow::Cow::Borrowed(settings),
-    }
+/// The call: `settings` with the raw note and id of the object the raw
+/// bytes will be (when the store is on), which summaries and views quote.
+fn with_plan<'s>(settings: &'s Settings, planned: Option<&Object>) -> Call<'s> {
+    Call { raw_note: planned.map(raw_note), raw_id: planned.map(|obj| obj.id.clone()), ..Call::new(settings) }
 }
 
 /// What `deliver` would hand the agent for `raw`, with nothing written:
@@ -470,11 +464,11 @@ pub fn assess_with(
     raw: &[u8],
     settings: &Settings,
     raw_store: &Store,
-    render: impl FnOnce(&Settings) -> Option<Rendered>,
+    render: impl FnOnce(&Call) -> Option<Rendered>,
 ) -> (Vec<u8>, Receipt, Option<Object>) {
     let planned = raw_store.plan(raw);
-    let local = with_plan(settings, planned.as_ref());
-    let settings = &*local;
+    let call = with_plan(settings, planned.as_ref());
+    let settings = &call;
     let original = auditor::count_bytes(settings.encoding, raw);
     let rendered = render(settings);
     let planned_id = planned.as_ref().map(|obj| obj.id.as_str());

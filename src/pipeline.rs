@@ -4,12 +4,12 @@
 use crate::auditor::Shape;
 use crate::budget;
 use crate::json;
-use crate::settings::{Hint, Rendered, Settings};
+use crate::settings::{Call, Hint, Rendered};
 use crate::typed::TypedResult;
 
 /// Renders `raw` for an agent. `None` means "pass the raw bytes through".
 /// Never panics on any input (`handoff::deliver` also guards it).
-pub fn render(raw: &[u8], hint: Option<&Hint>, settings: &Settings) -> Option<Rendered> {
+pub fn render(raw: &[u8], hint: Option<&Hint>, settings: &Call) -> Option<Rendered> {
     render_typed(raw, hint, settings).0
 }
 
@@ -17,7 +17,7 @@ pub fn render(raw: &[u8], hint: Option<&Hint>, settings: &Settings) -> Option<Re
 pub fn render_typed(
     raw: &[u8],
     hint: Option<&Hint>,
-    settings: &Settings,
+    settings: &Call,
 ) -> (Option<Rendered>, Option<TypedResult>) {
     let text = match route(raw, hint, settings) {
         Route::Binary => return (None, None),
@@ -45,7 +45,7 @@ pub fn render_typed(
 
 /// `json::compress`, or above the budget a view of the document (`crate::view`).
 /// `raw`: the input (no view is needed when it fits the budget itself).
-pub fn render_json(value: serde_json::Value, raw: json::Source, settings: &Settings) -> Rendered {
+pub fn render_json(value: serde_json::Value, raw: json::Source, settings: &Call) -> Rendered {
     // The view counts the document as the tool wrote it: measure it now,
     // before the sieve and deduper consume it.
     let started = std::time::Instant::now();
@@ -87,7 +87,7 @@ pub fn render_focused(
     value: serde_json::Value,
     raw: json::Source,
     hint: Option<&Hint>,
-    settings: &Settings,
+    settings: &Call,
 ) -> Rendered {
     let Some(size) = settings.focus else { return render_json(value, raw, settings) };
     // Fewer bytes than the focus size in tokens: the rendering is smaller.
@@ -127,7 +127,7 @@ enum Route<'a> {
     Text(&'a str),
 }
 
-fn route<'a>(raw: &'a [u8], hint: Option<&Hint>, settings: &Settings) -> Route<'a> {
+fn route<'a>(raw: &'a [u8], hint: Option<&Hint>, settings: &Call) -> Route<'a> {
     if raw.is_empty() || raw.contains(&0) {
         return Route::Binary;
     }
@@ -139,11 +139,11 @@ fn route<'a>(raw: &'a [u8], hint: Option<&Hint>, settings: &Settings) -> Route<'
 /// past the capture cap) is some lines of a larger output: rendered as
 /// text, whose numbers speak of the whole. So is a command's log written as
 /// JSON lines of records: a log, its records quoted (`text::json_lines_log`).
-pub fn json_candidate(raw: &[u8], hint: Option<&Hint>, settings: &Settings) -> bool {
+pub fn json_candidate(raw: &[u8], hint: Option<&Hint>, settings: &Call) -> bool {
     std::str::from_utf8(raw).is_ok_and(|text| json_candidate_text(text, hint, settings))
 }
 
-fn json_candidate_text(text: &str, hint: Option<&Hint>, settings: &Settings) -> bool {
+fn json_candidate_text(text: &str, hint: Option<&Hint>, settings: &Call) -> bool {
     settings.excerpt.is_none()
         && !(hint.is_some() && crate::text::json_lines_log(text))
         // a large document whose tree would pass the memory bound: read as
@@ -160,7 +160,7 @@ pub const LARGE_JSON: usize = 1 << 20;
 /// Whether `raw` is a large JSON document for `handoff`'s large path:
 /// `LARGE_JSON` bytes or more, nothing for the scrubber to remove, and the
 /// JSON path's candidate.
-pub fn large_json(raw: &[u8], hint: Option<&Hint>, settings: &Settings) -> bool {
+pub fn large_json(raw: &[u8], hint: Option<&Hint>, settings: &Call) -> bool {
     raw.len() >= LARGE_JSON && crate::json::parse::readable_as_is(raw) && json_candidate(raw, hint, settings)
 }
 
@@ -170,7 +170,7 @@ fn view_if_over_budget(
     text: &str,
     rendered: Option<Rendered>,
     hint: Option<&Hint>,
-    settings: &Settings,
+    settings: &Call,
 ) -> Option<Rendered> {
     // Past the budget (the summary, or the text that would pass as it is):
     // a view by signal priority rather than the harness's blind cut.
@@ -204,7 +204,7 @@ fn checked_view(
     of_summary: bool,
     checked: Option<Rendered>,
     hint: Option<&Hint>,
-    settings: &Settings,
+    settings: &Call,
 ) -> Option<Rendered> {
     let Err(why) = crate::text::check_rendering(text, &view.text, settings) else { return Some(view) };
     if of_summary {
@@ -229,7 +229,7 @@ fn checked_view(
 /// bytes" and one stderr line: for callers that only measure a rendering
 /// (`handoff::assess`, `session compact`); a delivery's guard is
 /// `handoff::deliver`'s.
-pub fn render_guarded(raw: &[u8], hint: Option<&Hint>, settings: &Settings) -> Option<Rendered> {
+pub fn render_guarded(raw: &[u8], hint: Option<&Hint>, settings: &Call) -> Option<Rendered> {
     let rendered = caught(|| render(raw, hint, settings));
     if rendered.is_none() {
         eprintln!("tokensieve: internal error while compressing; raw output delivered");
@@ -337,7 +337,7 @@ mod user_filter_properties {
             let filter = UserFilter::compile(&spec).unwrap();
             let settings = Settings { user_filters: std::sync::Arc::from(vec![filter]), ..Settings::default() };
             let hint = Hint { command: vec!["mytool".into(), "run".into()], exit_code: 1 };
-            let out = crate::pipeline::render(raw.as_bytes(), Some(&hint), &settings)
+            let out = crate::pipeline::render(raw.as_bytes(), Some(&hint), &settings.into())
                 .map_or_else(|| raw.clone(), |r| r.text);
             for (s, _) in &signals {
                 let marked = all.iter().enumerate().any(|(i, l)| l == s && ledger.kind(i).is_some());

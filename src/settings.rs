@@ -1,6 +1,8 @@
 //! The plain types every stage shares, at the bottom of the crate: what we
 //! know about the command (`Hint`), the knobs of one call (`Settings`, built
-//! by `crate::config`), the JSON deduper's and epoch rules, an excerpt's
+//! by `crate::config`), what the call knows of its raw output (`Call`: the
+//! settings plus the raw id, note and excerpt, per call), the JSON
+//! deduper's and epoch rules, an excerpt's
 //! place in a larger output, and a candidate rendering (`Rendered`). No
 //! logic above parsing a setting's value lives here.
 
@@ -27,18 +29,8 @@ pub struct Settings {
     pub epoch: Option<Epoch>,
     /// Text above this many chars gets the large-output summary.
     pub text_threshold: usize,
-    /// Where the raw bytes of this call are kept (set by the handoff when the
-    /// raw store is on), for summaries that point the agent at the full text.
-    pub raw_note: Option<String>,
-    /// Set when the text to render is part of a larger output (the shim
-    /// holds only head, tail and signal lines of an output too large to
-    /// hold whole): line numbers and sizes then speak of the whole output.
-    pub excerpt: Option<Excerpt>,
     /// The receipt line's form: long for a person, short for an agent.
     pub receipt: ReceiptForm,
-    /// The id `tokensieve show` will know the raw bytes by (set with
-    /// `raw_note`), for the commands a view prints.
-    pub raw_id: Option<String>,
     /// Characters of stdout the agent's harness shows whole (`crate::budget`);
     /// a longer rendering becomes a view. `None`: no limit.
     pub budget: Option<usize>,
@@ -128,16 +120,61 @@ impl Default for Settings {
             dedup: Dedup::Default,
             epoch: None,
             text_threshold: 4000,
-            raw_note: None,
-            excerpt: None,
             receipt: ReceiptForm::Long,
-            raw_id: None,
             budget: None,
             format: Format::Text,
             user_filters: std::sync::Arc::from(Vec::new()),
             focus: None,
             user_views: std::sync::Arc::from(Vec::new()),
         }
+    }
+}
+
+/// One call's settings with what the call itself knows of its raw output:
+/// where it is kept (set by the handoff once `Store::plan` named the
+/// object) and, for an output too large to hold, which part of it the text
+/// is. Per call, so not in `Settings`, which stay what the configuration
+/// says; it derefs to them, so a stage that needs only the settings takes
+/// `&Settings` and is handed a `&Call` as it is.
+#[derive(Clone, Debug)]
+pub struct Call<'a> {
+    pub settings: std::borrow::Cow<'a, Settings>,
+    /// `full output: tokensieve show ID  (file: PATH)`, for summaries that
+    /// point the agent at the full text.
+    pub raw_note: Option<String>,
+    /// The id `tokensieve show` will know the raw bytes by (set with
+    /// `raw_note`), for the commands a view prints.
+    pub raw_id: Option<String>,
+    /// Set when the text to render is part of a larger output (the shim
+    /// holds only head, tail and signal lines of an output too large to
+    /// hold whole): line numbers and sizes then speak of the whole output.
+    pub excerpt: Option<Excerpt>,
+}
+
+impl<'a> Call<'a> {
+    /// A call whose raw bytes are not stored (yet).
+    pub fn new(settings: &'a Settings) -> Call<'a> {
+        Call::from(std::borrow::Cow::Borrowed(settings))
+    }
+}
+
+impl<'a> From<std::borrow::Cow<'a, Settings>> for Call<'a> {
+    fn from(settings: std::borrow::Cow<'a, Settings>) -> Call<'a> {
+        Call { settings, raw_note: None, raw_id: None, excerpt: None }
+    }
+}
+
+/// A call that owns its settings (a test's, a front end's own).
+impl From<Settings> for Call<'static> {
+    fn from(settings: Settings) -> Call<'static> {
+        Call::from(std::borrow::Cow::Owned(settings))
+    }
+}
+
+impl std::ops::Deref for Call<'_> {
+    type Target = Settings;
+    fn deref(&self) -> &Settings {
+        &self.settings
     }
 }
 

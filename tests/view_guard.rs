@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 
 use tokensieve::auditor::Shape;
-use tokensieve::settings::{Hint, Settings};
+use tokensieve::settings::{Call, Hint, Settings};
 
 /// The id the raw output is stored under (any hex: the guard runs the
 /// count lines' greps over the raw text itself).
@@ -53,11 +53,10 @@ fn every_fixture_under_every_budget_passes_the_guard() {
             if chars * 2 < budget {
                 continue;
             }
-            let settings = Settings {
-                budget: Some(budget),
+            let settings = Call {
                 raw_id: Some(ID.into()),
                 raw_note: Some(format!("full output: tokensieve show {ID}")),
-                ..Settings::default()
+                ..Call::from(Settings { budget: Some(budget), ..Settings::default() })
             };
             let rendered = tokensieve::pipeline::render(raw.as_bytes(), Some(&hint), &settings);
             let name = format!("{} @ {budget}", file.display());

@@ -173,8 +173,12 @@ fn run_tests(spec: &Spec) -> Vec<Outcome> {
                 command: cmd.split_whitespace().map(str::to_owned).collect(),
                 exit_code: t.exit,
             };
-            let out = crate::pipeline::render(t.input.as_bytes(), Some(&hint), &settings)
-                .map_or_else(|| t.input.clone(), |r| r.text);
+            let out = crate::pipeline::render(
+                t.input.as_bytes(),
+                Some(&hint),
+                &crate::settings::Call::new(&settings),
+            )
+            .map_or_else(|| t.input.clone(), |r| r.text);
             Outcome { label, failure: judge(t, &out) }
         })
         .collect()

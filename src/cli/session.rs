@@ -114,7 +114,7 @@ fn render_listing(
     listing: &numbered::Numbered,
     earlier: Option<&Read>,
     hint: &Hint,
-    s: &Settings,
+    s: &crate::settings::Call,
 ) -> Rendered {
     let body = pipeline::render_guarded(listing.body.as_bytes(), Some(hint), s);
     let shape = body.as_ref().map_or(Shape::Text("numbered".into()), |r| r.shape.clone());

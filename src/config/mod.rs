@@ -538,7 +538,6 @@ impl Config {
                 .text("format")
                 .and_then(|v| crate::settings::Format::parse(v).ok())
                 .unwrap_or_default(),
-            ..Settings::default()
         }
     }
 

@@ -21,7 +21,7 @@ use serde_json::Value;
 
 use crate::auditor::Shape;
 use crate::json::{router, sieve};
-use crate::settings::{Rendered, Settings};
+use crate::settings::{Call, Rendered};
 
 use paths::{GPath, Step};
 
@@ -32,7 +32,7 @@ pub const MIN_SAVING: f64 = 0.25;
 /// The focus view of `doc` (as parsed) for a command, `None` when it
 /// would leave nothing out. `slurp`: `doc` was read from JSON lines (jq
 /// needs `--slurp` to see them as the one array).
-pub fn view(doc: &Value, words: &[String], slurp: bool, settings: &Settings) -> Option<Rendered> {
+pub fn view(doc: &Value, words: &[String], slurp: bool, settings: &Call) -> Option<Rendered> {
     let sieved = sieve::sieve(doc.clone());
     let generic = || {
         let keep = rank::keep(&sieved);
@@ -83,7 +83,7 @@ pub fn view(doc: &Value, words: &[String], slurp: bool, settings: &Settings) -> 
 
 /// `tokensieve show ID --jq 'PROGRAM'`, or what to set when the output was
 /// not stored.
-fn show(settings: &Settings, program: &str, slurp: bool) -> String {
+fn show(settings: &Call, program: &str, slurp: bool) -> String {
     let quoted = format!("'{}'", program.replace('\'', r"'\''"));
     let flag = if slurp { "--slurp --jq" } else { "--jq" };
     match settings.raw_id.as_deref() {
@@ -242,10 +242,14 @@ fn kept_of(doc: &Value, part: &Value) -> std::collections::HashSet<GPath> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::settings::Settings;
     use serde_json::json;
 
-    fn settings() -> Settings {
-        Settings { raw_id: Some("abc123".into()), focus: Some(10), ..Settings::default() }
+    fn settings() -> Call<'static> {
+        Call {
+            raw_id: Some("abc123".into()),
+            ..Call::from(Settings { focus: Some(10), ..Settings::default() })
+        }
     }
 
     #[test]

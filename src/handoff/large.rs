@@ -68,7 +68,7 @@ impl Stored {
 /// hold it. `None` for the ordinary path, which also says why a store that
 /// failed did.
 pub(super) fn store(raw: &[u8], hint: Option<&Hint>, settings: &Settings, store: &Store) -> Option<Stored> {
-    if !pipeline::large_json(raw, hint, settings) {
+    if !pipeline::large_json(raw, hint, &crate::settings::Call::new(settings)) {
         return None;
     }
     let store = store.clone();
@@ -91,8 +91,8 @@ pub(super) fn deliver_stored(
     started: Instant,
 ) -> Result<io::Result<Receipt>, Vec<u8>> {
     let Stored { store: raw_store, obj, took: store_took } = stored;
-    let local = with_plan(settings, Some(&obj));
-    let settings = &*local;
+    let call = with_plan(settings, Some(&obj));
+    let settings = &call;
     let home = raw_store.home();
     let len = raw.len();
     let reread = || std::fs::read(&obj.path);

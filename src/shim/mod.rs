@@ -114,7 +114,7 @@
 //!    byte goes to the raw store through `Store::writer()` and
 //!    `auditor::Tally` counts its tokens exactly on the way. The excerpt is
 //!    rendered as text (JSON lines too: it is not one document), like the
-//!    whole: `settings::Excerpt` in the settings gives the summary
+//!    whole: `settings::Excerpt` in the call (`settings::Call`) gives the summary
 //!    (`guard::Source::line_no`) and the budget view the whole output's line
 //!    numbers, sizes and `--lines` ranges, and the guard no id (a count over
 //!    the excerpt is not what `show --grep` prints). A last line names the

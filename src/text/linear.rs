@@ -18,6 +18,7 @@ const COMMANDS: &[&str] = &[
     "python -m unittest",
     "go test ./...",
     "npx jest",
+    "java -jar junit-platform-console-standalone.jar",
     "mix test",
     "tsc --noEmit",
     "eslint .",
@@ -68,7 +69,7 @@ fn cpu_of(text: &str, hint: &Hint) -> Duration {
     (0..2)
         .map(|_| {
             let at = thread_cpu();
-            let _ = super::render(text, Some(hint), &Settings::default());
+            let _ = super::render(text, Some(hint), &Settings::default().into());
             thread_cpu() - at
         })
         .min()

@@ -166,7 +166,8 @@
 //!      caret-only lines go. `blocks` makes each stack trace one atomic item
 //!      (Python incl. chained, Java with `Caused by:`, Node, .NET, Go panics,
 //!      Rust panics): header, user frames with their source line, causes and
-//!      exception lines kept, library frames counted (`… N library frames`).
+//!      exception lines kept, each run of framework frames one line of ours
+//!      (`(N framework frames)`, `lines::frames`).
 //!    - A log still above `text_threshold` (4,000 chars) gets `summary`: line
 //!      and keyword counts, head 5 and tail 10 items, between them every stack
 //!      trace whole with the line it interrupted (the last line of the run
@@ -207,7 +208,7 @@
 //!    settings)`: `Ok(())`, or the reason in one line, after which the caller
 //!    delivers `text::render`'s answer instead (each candidate guarded).
 //! 7. `mod.rs` adds `exit N` for a non-zero status (from the exit code only)
-//!    and `settings.raw_note` (where the raw bytes are stored) for outputs above
+//!    and the call's `Call::raw_note` (where the raw bytes are stored) for outputs above
 //!    the threshold that were summarised; a rendering equal to the raw text
 //!    passes the raw bytes instead.
 //!
@@ -226,6 +227,8 @@
 mod blocks;
 mod condense;
 pub mod filters;
+#[cfg(test)]
+mod frame_properties;
 mod generic;
 pub mod guard;
 mod kind;
@@ -248,7 +251,7 @@ use crate::command::Invocation;
 // `view` and the shim read them too); the filters reach them through here.
 pub(crate) use crate::lines::{ascii_regex, clean};
 pub use crate::lines::{cleaned, ledger};
-use crate::settings::{Hint, Rendered, Settings};
+use crate::settings::{Call, Hint, Rendered};
 use crate::typed::TypedResult;
 
 pub use filters::Filter;
@@ -276,7 +279,7 @@ pub fn claims(command: &[String]) -> bool {
 /// A rendering of `text` for an agent, or `None` to pass it through as it
 /// is. Without a hint (plain `tokensieve < file`) text passes through
 /// untouched.
-pub fn render(text: &str, hint: Option<&Hint>, settings: &Settings) -> Option<Rendered> {
+pub fn render(text: &str, hint: Option<&Hint>, settings: &Call) -> Option<Rendered> {
     render_typed(text, hint, settings).0
 }
 
@@ -285,7 +288,7 @@ pub fn render(text: &str, hint: Option<&Hint>, settings: &Settings) -> Option<Re
 pub fn render_typed(
     text: &str,
     hint: Option<&Hint>,
-    settings: &Settings,
+    settings: &Call,
 ) -> (Option<Rendered>, Option<TypedResult>) {
     let Some(hint) = hint else { return (None, None) };
     let cleaned = clean::clean(text);
@@ -307,7 +310,7 @@ pub fn render_typed(
 fn render_lines(
     text: &str,
     hint: &Hint,
-    settings: &Settings,
+    settings: &Call,
     cleaned: &str,
     lines: &[&str],
     ledger: &ledger::Ledger,
@@ -406,11 +409,11 @@ fn render_lines(
 /// from config.toml): `Ok(())` when every signal line the ledger marks in
 /// `raw` is in `rendering` verbatim (its indentation too) or counted by a line
 /// `(N lines: tokensieve show ID --grep 'RE')` whose grep, run over the
-/// stored raw output (`settings.raw_id`), prints exactly N lines including
+/// stored raw output (`Call::raw_id`), prints exactly N lines including
 /// those; otherwise the reason, one line. A caller whose rendering fails
 /// delivers `render(raw, hint, settings)` instead (built-in filter, then the
 /// generic path, then the cleaned text: each under the same guard).
-pub fn check_rendering(raw: &str, rendering: &str, settings: &Settings) -> Result<(), String> {
+pub fn check_rendering(raw: &str, rendering: &str, settings: &Call) -> Result<(), String> {
     let cleaned = clean::clean(raw);
     let lines: Vec<&str> = cleaned.split('\n').collect();
     let ledger = ledger::scan(lines.iter().copied());
@@ -585,6 +588,7 @@ fn finish(body: String, exit_code: i32, raw_note: Option<&str>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::settings::Settings;
 
     fn words(s: &str) -> Vec<String> {
         s.split_whitespace().map(str::to_owned).collect()
@@ -595,7 +599,7 @@ mod tests {
         let log: String =
             (0..400).map(|i| format!("worker {i} processed batch ok\n")).collect::<String>() + "done";
         let hint = Hint { command: words("./long-job.sh"), exit_code: 0 };
-        let out = render(&log, Some(&hint), &Settings::default()).expect("a summary");
+        let out = render(&log, Some(&hint), &Call::from(Settings::default())).expect("a summary");
         assert!(out.text.ends_with('\n'), "{:?}", &out.text[out.text.len().saturating_sub(40)..]);
     }
 
@@ -616,7 +620,7 @@ mod tests {
 
     #[test]
     fn no_hint_passes_through_and_tiny_is_untouched() {
-        let s = Settings::default();
+        let s = Call::from(Settings::default());
         let long = "x\n".repeat(200);
         assert!(render(&long, None, &s).is_none());
         let hint = Hint { command: words("cargo build"), exit_code: 101 };
@@ -667,11 +671,11 @@ mod tests {
     fn a_traceback_from_any_tool_folds_library_frames() {
         let hint = Hint { command: words("aws s3 ls"), exit_code: 255 };
         let text = "Traceback (most recent call last):\n  File \"/usr/lib/python3/dist-packages/awscli/clidriver.py\", line 9, in main\n    return run()\n           ^^^^^\nKeyError: 'region'\n";
-        let r = render(text, Some(&hint), &Settings::default()).unwrap();
+        let r = render(text, Some(&hint), &Call::from(Settings::default())).unwrap();
         assert_eq!(r.shape, Shape::Text("generic".into()));
         assert_eq!(
             r.text,
-            "Traceback (most recent call last):\n  … 1 library frames\nKeyError: 'region'\nexit 255\n"
+            "Traceback (most recent call last):\n  (1 framework frame)\nKeyError: 'region'\nexit 255\n"
         );
     }
 
@@ -679,7 +683,7 @@ mod tests {
     fn unclaimed_command_gets_generic_shape() {
         let hint = Hint { command: words("mytool run"), exit_code: 0 };
         let text = "same line here\n".repeat(40);
-        let r = render(&text, Some(&hint), &Settings::default()).unwrap();
+        let r = render(&text, Some(&hint), &Call::from(Settings::default())).unwrap();
         assert_eq!(r.shape, Shape::Text("generic".into()));
         assert!(r.text.contains("same line here (×40)"), "{}", r.text);
     }
@@ -689,11 +693,12 @@ mod tests {
 #[cfg(test)]
 mod check_rendering_tests {
     use super::*;
+    use crate::settings::Settings;
 
     #[test]
     fn a_user_rendering_must_keep_or_count_every_signal_line() {
         let raw = "step 1\nstep 2\nsrc/a.c:3:1: error: boom\nstep 3\nERROR disk full\n";
-        let settings = Settings { raw_id: Some("abc123".into()), ..Settings::default() };
+        let settings = Call { raw_id: Some("abc123".into()), ..Call::from(Settings::default()) };
         assert_eq!(check_rendering(raw, "src/a.c:3:1: error: boom\nERROR disk full\n", &settings), Ok(()));
         let counted = "src/a.c:3:1: error: boom\n(1 lines: tokensieve show abc123 --grep 'ERROR')\n";
         assert_eq!(check_rendering(raw, counted, &settings), Ok(()));
@@ -709,10 +714,11 @@ mod check_rendering_tests {
 #[cfg(test)]
 mod real_outputs {
     use super::*;
+    use crate::settings::Settings;
 
     fn run(cmd: &str, exit: i32, raw: &str) -> Rendered {
         let hint = Hint { command: cmd.split_whitespace().map(str::to_owned).collect(), exit_code: exit };
-        render(raw, Some(&hint), &Settings::default()).expect("a summary")
+        render(raw, Some(&hint), &Call::from(Settings::default())).expect("a summary")
     }
 
     macro_rules! local {
@@ -853,7 +859,7 @@ mod real_outputs {
     fn maven_progress_and_help_go_results_stay() {
         let raw = include_str!("../../fixtures/text/local/tests/mvn-test-surefire.txt");
         let hint = Hint { command: vec!["mvn".into(), "test".into()], exit_code: 1 };
-        let stored = Settings { raw_id: Some("0123abcd".into()), ..Settings::default() };
+        let stored = Call { raw_id: Some("0123abcd".into()), ..Call::from(Settings::default()) };
         let r = render(raw, Some(&hint), &stored).expect("a summary");
         assert_eq!(r.shape, Shape::Text("maven".into()));
         assert!(!r.text.contains("maven-resources-plugin") && !r.text.contains("[Help 1]"), "{}", r.text);
@@ -914,6 +920,7 @@ mod real_outputs {
 #[cfg(test)]
 mod robustness {
     use super::*;
+    use crate::settings::Settings;
 
     #[test]
     fn every_filter_survives_every_fixture() {
@@ -941,7 +948,11 @@ mod robustness {
                     let _ = f.summarize(&inv, piece, &guard::Owned::new(piece).src());
                 }
                 let hint = Hint { command: vec!["tool".into()], exit_code: 1 };
-                let _ = render(piece, Some(&hint), &Settings { text_threshold: 500, ..Settings::default() });
+                let _ = render(
+                    piece,
+                    Some(&hint),
+                    &Call::from(Settings { text_threshold: 500, ..Settings::default() }),
+                );
             }
         }
     }

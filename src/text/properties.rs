@@ -189,7 +189,7 @@ proptest! {
 
     #[test]
     fn every_signal_line_is_shown_or_counted((raw, injected) in output(), threshold in prop::sample::select(vec![4000usize, 800])) {
-        let settings = Settings { text_threshold: threshold, raw_id: Some("abc123".into()), ..Settings::default() };
+        let settings = crate::settings::Call { raw_id: Some("abc123".into()), ..Settings { text_threshold: threshold, ..Settings::default() }.into() };
         for cmd in COMMANDS {
             let hint = Hint { command: cmd.split_whitespace().map(str::to_string).collect(), exit_code: 1 };
             let Some(rendered) = render(&raw, Some(&hint), &settings) else { continue };
@@ -295,7 +295,7 @@ proptest! {
     /// pydocstyle's location and message) stays together, in order.
     #[test]
     fn every_finding_of_an_unclaimed_checker_survives((raw, injected) in report_output(), threshold in prop::sample::select(vec![4000usize, 800])) {
-        let settings = Settings { text_threshold: threshold, raw_id: Some("abc123".into()), ..Settings::default() };
+        let settings = crate::settings::Call { raw_id: Some("abc123".into()), ..Settings { text_threshold: threshold, ..Settings::default() }.into() };
         for cmd in UNCLAIMED {
             let hint = Hint { command: cmd.split_whitespace().map(str::to_string).collect(), exit_code: 1 };
             let text = render(&raw, Some(&hint), &settings).map_or(raw.clone(), |r| r.text);

@@ -52,7 +52,7 @@ use crate::auditor::Shape;
 use crate::budget;
 use crate::json::literal::Seg;
 use crate::json::{flatten, outline, reduce};
-use crate::settings::{Rendered, Settings};
+use crate::settings::{Call, Rendered};
 
 use paths::Detail;
 
@@ -89,7 +89,7 @@ fn jq_path(segs: &[Seg]) -> String {
 }
 
 /// `tokensieve show ID ARGS`, or `None` when the raw output was not stored.
-fn show(settings: &Settings, args: &str) -> Option<String> {
+fn show(settings: &Call, args: &str) -> Option<String> {
     let id = settings.raw_id.as_deref()?;
     Some(if args.is_empty() {
         format!("tokensieve show {id}")
@@ -233,7 +233,7 @@ pub struct Prep {
 }
 
 /// Measures `doc` for a view, should its rendering not fit the budget.
-pub fn prepare(doc: &Value, slurped: bool, settings: &Settings) -> Prep {
+pub fn prepare(doc: &Value, slurped: bool, settings: &Call) -> Prep {
     let budget = settings.budget.unwrap_or(budget::DEFAULT);
     let mut head = vec![format!(
         "# view: this output is over the {budget}-char budget; counts are of the raw document{}",
@@ -260,7 +260,7 @@ pub fn prepare(doc: &Value, slurped: bool, settings: &Settings) -> Prep {
 /// document) with each cut array down to the rows that fit. `raw` is read
 /// again only when the sieve removed elements of a cut array (row numbers
 /// must be the raw document's).
-pub fn json(prep: Prep, reduced: &Value, raw: crate::json::Source, settings: &Settings) -> Rendered {
+pub fn json(prep: Prep, reduced: &Value, raw: crate::json::Source, settings: &Call) -> Rendered {
     let budget = settings.budget.unwrap_or(budget::DEFAULT);
     let Prep { head, cuts: found, slurped, .. } = prep;
     let jq = |filter: &str| -> Option<String> {
@@ -450,6 +450,7 @@ fn cut_lines(text: &str, budget: usize, whole: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::settings::Settings;
     use serde_json::json;
 
     #[test]
@@ -475,7 +476,10 @@ mod tests {
             .map(|i| json!({"id": i, "name": format!("item-{i}"), "level": if i == 321 { "error" } else { "info" }}))
             .collect();
         let doc = json!({"Items": items});
-        let settings = Settings { budget: Some(3000), raw_id: Some("abc123".into()), ..Settings::default() };
+        let settings = Call {
+            raw_id: Some("abc123".into()),
+            ..Call::from(Settings { budget: Some(3000), ..Settings::default() })
+        };
         let r = json(
             prepare(&doc, false, &settings),
             &reduce(doc.clone(), &settings),

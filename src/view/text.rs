@@ -9,7 +9,7 @@
 
 use crate::auditor::Shape;
 use crate::budget;
-use crate::settings::{Hint, Rendered, Settings};
+use crate::settings::{Call, Hint, Rendered};
 
 const HEAD: usize = 5;
 const TAIL: usize = 10;
@@ -23,7 +23,7 @@ const GAP_COST: usize = 90;
 /// The view of `text`: the raw output (`summary: None`; gaps then name
 /// their `--lines` range), or a tool-aware summary that is itself over the
 /// budget (`Some(shape)` of the summary: its lines are the tool's facts).
-pub fn text(text: &str, summary: Option<Shape>, hint: Option<&Hint>, settings: &Settings) -> Rendered {
+pub fn text(text: &str, summary: Option<Shape>, hint: Option<&Hint>, settings: &Call) -> Rendered {
     let budget = settings.budget.unwrap_or(budget::DEFAULT);
     let exit = hint.map_or(0, |h| h.exit_code);
     let from_raw = summary.is_none();
@@ -271,7 +271,7 @@ fn leading(line: &str) -> usize {
 
 /// A line as the view shows it: whole, or its start and (for a line of the
 /// raw output, number `raw_line` from 1) the command that prints all of it.
-fn shown_line(line: &str, raw_line: Option<usize>, settings: &Settings) -> String {
+fn shown_line(line: &str, raw_line: Option<usize>, settings: &Call) -> String {
     if budget::chars(line) <= MAX_LINE {
         return line.to_owned();
     }
@@ -286,9 +286,13 @@ fn shown_line(line: &str, raw_line: Option<usize>, settings: &Settings) -> Strin
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::settings::Settings;
 
-    fn settings(b: usize) -> Settings {
-        Settings { budget: Some(b), raw_id: Some("feedbeef".into()), ..Settings::default() }
+    fn settings(b: usize) -> Call<'static> {
+        Call {
+            raw_id: Some("feedbeef".into()),
+            ..Call::from(Settings { budget: Some(b), ..Settings::default() })
+        }
     }
 
     #[test]

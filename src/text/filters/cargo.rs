@@ -11,6 +11,7 @@ use once_cell::sync::Lazy;
 use regex::Regex;
 
 use super::{Filter, Invocation};
+use crate::lines::frames::{self, Fold};
 use crate::text::clean::is_library_path;
 use crate::text::guard::Source;
 
@@ -47,8 +48,6 @@ static GUTTER: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\s*(\d+)?\s*[|│]").unw
 static SUGGESTION: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\s*\d+\s*[-+~]\s").unwrap());
 static SUBDIAG: Lazy<Regex> =
     Lazy::new(|| Regex::new(r"^(?:help|note|suggestion|warning|error)(?:\[[^\]]*\])?: ").unwrap());
-static FRAME: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\s*\d+: (.+)$").unwrap());
-static FRAME_AT: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\s+at (.+)$").unwrap());
 
 impl Filter for Cargo {
     fn name(&self) -> &'static str {
@@ -401,14 +400,16 @@ fn nextest_capture(lines: &[&str], start: usize, out: &mut Vec<String>) -> usize
 }
 
 /// The `failures:` section: each `---- name stdout ----` block with its panic
-/// message and user frames; the closing name list is dropped (already shown).
+/// message and user frames (both lines quoted as printed: the `at` line is a
+/// frame the ledger knows, indentation and all), each run of the runtime's
+/// frames one count line; the closing name list is dropped (already shown).
 fn failures(lines: &[&str], start: usize, out: &mut Vec<String>) -> usize {
+    let mut fold = Fold::default();
     let mut i = start;
-    let mut pending_frame: Option<String> = None;
     while i < lines.len() {
         let line = lines[i];
         if line.starts_with("test result:") || line.starts_with("error: ") {
-            return i;
+            break;
         }
         if line == "failures:" {
             // the second list: names only
@@ -416,31 +417,32 @@ fn failures(lines: &[&str], start: usize, out: &mut Vec<String>) -> usize {
             while i < lines.len() && (lines[i].starts_with("    ") || lines[i].trim().is_empty()) {
                 i += 1;
             }
-            return i;
+            break;
+        }
+        if line.starts_with("  ")
+            && let Some(f) = frames::rust_frame(lines, i)
+        {
+            if f.user {
+                fold.flush(out);
+                out.extend(lines[i..i + f.span].iter().map(|l| l.to_string()));
+            } else {
+                fold.frame(line);
+            }
+            i += f.span;
+            continue;
         }
         let t = line.trim();
-        if t.is_empty()
+        if !(t.is_empty()
             || t == "stack backtrace:"
             || t.starts_with("note: Some details are omitted")
-            || t.starts_with("note: run with `RUST_BACKTRACE=1`")
+            || t.starts_with("note: run with `RUST_BACKTRACE=1`"))
         {
-        } else if FRAME.is_match(line) && line.starts_with("  ") {
-            pending_frame = Some(line.to_string());
-        } else if let Some(c) = FRAME_AT.captures(line) {
-            let at = c[1].trim();
-            if let Some(frame) = pending_frame.take()
-                && !is_library_path(at)
-            {
-                // both lines quoted as printed: the `at` line is a frame the
-                // ledger knows, indentation and all
-                out.push(frame);
-                out.push(line.to_string());
-            }
-        } else {
+            fold.flush(out);
             out.push(line.to_string());
         }
         i += 1;
     }
+    fold.flush(out);
     i
 }
 
