@@ -237,7 +237,7 @@ proptest! {
         filter in any::<bool>(),
     ) {
         let (raw, cmd) = output(lang, &frames, noise, filter);
-        let settings = Settings { raw_id: Some("abc123".into()), ..Settings::default() };
+        let settings = crate::settings::Call { raw_id: Some("abc123".into()), ..Settings::default().into() };
         let hint = Hint { command: cmd.split_whitespace().map(str::to_string).collect(), exit_code: 1 };
         let rendered = render(&raw, Some(&hint), &settings).expect("a rendering");
         let want = expected(&frames);
@@ -257,7 +257,7 @@ fn junit_console_keeps_user_frames_and_folds_the_framework() {
         command: ["java", "-jar", "junit-platform-console-standalone.jar"].map(String::from).to_vec(),
         exit_code: 1,
     };
-    let r = render(raw, Some(&hint), &Settings::default()).expect("a rendering");
+    let r = render(raw, Some(&hint), &Settings::default().into()).expect("a rendering");
     let cleaned = crate::lines::cleaned(raw);
     for line in cleaned.lines().filter(|l| crate::lines::frames::frame_of(l) == Some(true)) {
         assert!(r.text.lines().any(|l| l == line), "user frame lost: {line:?}\n{}", r.text);
