@@ -45,6 +45,7 @@ use regex::bytes::{RegexSet, RegexSetBuilder};
 use crate::lines::ascii_regex;
 
 use crate::lines::clean::is_library_path;
+use crate::lines::frames::{frame_of, python_frame_line};
 
 /// What a detector found on a line. One kind per line: the first of this
 /// order that matches.
@@ -203,8 +204,8 @@ impl Scanner {
             return user.then_some(Kind::Trace);
         }
         if self.python {
-            if let Some(c) = PY_FRAME.captures(line) {
-                return (!is_library_path(&c[1])).then_some(Kind::Trace);
+            if let Some(user) = python_frame_line(line) {
+                return user.then_some(Kind::Trace);
             }
             if !line.starts_with([' ', '\t']) {
                 // the exception line ends the traceback
@@ -309,86 +310,18 @@ fn has_location(line: &str) -> bool {
     line.as_bytes().windows(2).any(|w| w[0] == b':' && w[1].is_ascii_digit())
 }
 
-/// A stack frame line (`at …`): `Some(true)` when it is the user's code.
-pub fn frame_of(line: &str) -> Option<bool> {
-    let body = line.trim_start();
-    if body.len() == line.len() {
-        return None;
-    }
-    let body = body.strip_prefix("at ")?;
-    if body.is_empty() || body.starts_with(' ') {
-        return None;
-    }
-    if let Some(c) = JVM_FRAME.captures(body) {
-        let class = &c[1];
-        let class = class.rsplit_once('/').map_or(class, |(_, c)| c);
-        return Some(!JVM_LIBRARY.iter().any(|p| class.starts_with(p)));
-    }
-    if let Some(c) = PATH_FRAME.captures(body) {
-        let path = c.get(1).or(c.get(2)).or(c.get(3)).map_or("", |m| m.as_str());
-        return Some(!(is_library_path(path) || path.starts_with("node:")));
-    }
-    None
-}
-
 /// Whether `line` reads like the error an `at` stack unwinds.
 pub fn is_error_line(line: &str) -> bool {
     ERROR_LINE.is_match(line.as_bytes())
 }
 
-/// Packages of the JVM's runtime and of common frameworks: their frames are
-/// machinery, not the user's code.
-const JVM_LIBRARY: &[&str] = &[
-    "java.",
-    "javax.",
-    "jdk.",
-    "sun.",
-    "com.sun.",
-    "kotlin.",
-    "kotlinx.",
-    "scala.",
-    "groovy.",
-    "org.junit.",
-    "junit.",
-    "org.apache.",
-    "org.springframework.",
-    "org.hibernate.",
-    "io.netty.",
-    "reactor.",
-    "com.fasterxml.",
-    "org.eclipse.",
-    "org.gradle.",
-    "worker.org.gradle.",
-    "org.codehaus.",
-    "org.mockito.",
-    "net.bytebuddy.",
-    "com.google.common.",
-    "io.micronaut.",
-    "io.quarkus.",
-    "akka.",
-];
-
-/// `pkg.Class.method(File.java:12)`, `(Native Method)`, `(Unknown Source)`.
-static JVM_FRAME: Lazy<Regex> = Lazy::new(|| {
-    Regex::new(
-        r"^([\w$./<>-]+)\((?:[\w$-]+\.(?:java|kt|scala|groovy|clj):\d+|Native Method|Unknown Source)\)$",
-    )
-    .expect("valid jvm frame regex")
-});
-/// Node `fn (path:l:c)` / `path:l:c`, .NET `M() in path:line N`.
-static PATH_FRAME: Lazy<Regex> = Lazy::new(|| {
-    Regex::new(r"\(((?:file://)?[^()\s]+):\d+:\d+\)$|^((?:file://)?[^()\s]+):\d+:\d+$| in (\S+):line \d+$")
-        .expect("valid path frame regex")
-});
 /// The line an `at` stack unwinds: `TypeError: x`, `java.io.IOException: y`,
 /// `Exception in thread "main" …`, `Unhandled exception. …`.
 static ERROR_LINE: Lazy<regex::bytes::Regex> = Lazy::new(|| {
-    ascii_regex(r"^\s*(?:Uncaught |Unhandled exception\. |Exception in thread |\[?[\w$.]*(?:Error|Exception|Throwable|Failure|Fault)\b)")
+    ascii_regex(r"^\s*(?:=> )?(?:Uncaught |Unhandled exception\. |Exception in thread |\[?[\w$.]*(?:Error|Exception|Throwable|Failure|Fault)\b)")
         .expect("valid error line regex")
 });
 static ARROW: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\s*--> (\S+?):\d+:\d+").expect("valid arrow regex"));
-static PY_FRAME: Lazy<Regex> =
-    Lazy::new(|| Regex::new(r#"^\s+File "([^"]+)", line \d+"#).expect("valid python frame regex"));
 
 /// Lines with none of these (ASCII case aside) and no `:digit` match no
 /// detector: one SIMD pass skips them before the detector set runs.

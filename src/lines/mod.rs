@@ -1,14 +1,15 @@
 //! What every text path shares, below the filters: the cleaning
-//! (`clean`: ANSI, `\r` redraws, overstrike; library-path recognisers) and
-//! the signal ledger (`ledger`: which lines an agent must never lose). The
-//! shapes and folds every text filter shares (one `fold_frames` for the
-//! library frames of a stack trace) belong here too.
+//! (`clean`: ANSI, `\r` redraws, overstrike; library-path recognisers),
+//! the signal ledger (`ledger`: which lines an agent must never lose) and
+//! the stack frames of every language with the one fold of the
+//! framework's frames (`frames`: `fold_frames`, `Fold`).
 //!
 //! Layer 2 (docs/ARCHITECTURE.md): it may use `settings`, `command`,
 //! `json` (the scrubber) and what is below them; `text`, `typed`, `view`
 //! and the shim use it.
 
 pub mod clean;
+pub mod frames;
 pub mod ledger;
 
 /// A pattern over a line's bytes with ASCII classes only (`\w`, `\d`,

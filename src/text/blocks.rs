@@ -1,27 +1,20 @@
 //! Blocks are atomic: a stack trace is one unit, from its header to its last
-//! exception line. Inside it, runs of library frames may become one count
-//! line of ours; the header, user frames (with their source line), every
-//! `Caused by:` and chaining line and the exception lines always stay.
+//! exception line. Inside it, each run of framework frames becomes one count
+//! line of ours (`lines::frames`, the fold every filter shares); the header,
+//! user frames (with their source line), every `Caused by:` and chaining
+//! line and the exception lines always stay.
 //!
 //! Kinds: Python tracebacks (chained ones as one block), `at` stacks (Java
-//! with `Caused by:`/`Suppressed:` and `... N more`, Node, .NET), Go panics
+//! with `Caused by:`/`Suppressed:` and `... N more`, JUnit's console
+//! launcher with its bare frames and `[...]`, Node, .NET), Go panics
 //! (`panic:` then goroutine frames), Rust panics (`panicked at`, message,
 //! `stack backtrace:` frames).
 
 use once_cell::sync::Lazy;
 use regex::Regex;
 
-use crate::text::clean::is_library_path;
+use crate::lines::frames::{self, Frame, Piece, Step};
 use crate::text::ledger;
-
-/// One piece of a block as rendered.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Piece {
-    /// A line of the output, kept as it is.
-    Line(usize),
-    /// This many library frames, folded.
-    Library(usize),
-}
 
 /// A stack trace: lines `start..end` of the output.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,28 +27,12 @@ pub struct Block {
 impl Block {
     /// The block's lines as shown: kept lines verbatim, folded frames counted.
     pub fn render(&self, lines: &[&str]) -> Vec<String> {
-        self.pieces
-            .iter()
-            .map(|p| match p {
-                Piece::Line(i) => lines[*i].to_string(),
-                Piece::Library(n) => format!("  … {n} library frames"),
-            })
-            .collect()
+        frames::render(&self.pieces, lines)
     }
 }
 
-static PY_FRAME: Lazy<Regex> =
-    Lazy::new(|| Regex::new(r#"^\s+File "([^"]+)", line \d+"#).expect("valid regex"));
-static CARETS: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\s*[\^~]+\s*$").expect("valid regex"));
-static MORE: Lazy<Regex> =
-    Lazy::new(|| Regex::new(r"^\s+\.\.\. \d+ (?:more|common frames omitted)").expect("valid regex"));
-static CAUSE: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\s*(?:Caused by|Suppressed): ").expect("valid regex"));
-static GO_LOC: Lazy<Regex> =
-    Lazy::new(|| Regex::new(r"^\t(\S+):\d+(?: \+0x[0-9a-f]+)?$").expect("valid regex"));
 static GOROUTINE: Lazy<Regex> =
     Lazy::new(|| Regex::new(r"^goroutine \d+ \[[^\]]*\]:$").expect("valid regex"));
-static RUST_FRAME: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\s+\d+: (.+)$").expect("valid regex"));
-static RUST_AT: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\s+at (.+):\d+(?::\d+)?$").expect("valid regex"));
 const PY_CHAIN: &[&str] =
     &["During handling of the above exception", "The above exception was the direct cause"];
 
@@ -77,15 +54,6 @@ pub fn find(lines: &[&str]) -> Vec<Block> {
         }
     }
     out
-}
-
-/// Library frames in a row become one piece.
-fn push_library(pieces: &mut Vec<Piece>, n: usize) {
-    if let Some(Piece::Library(k)) = pieces.last_mut() {
-        *k += n;
-    } else {
-        pieces.push(Piece::Library(n));
-    }
 }
 
 fn python(lines: &[&str], start: usize) -> Option<Block> {
@@ -111,65 +79,45 @@ fn python_one(lines: &[&str], start: usize) -> Option<(Vec<Piece>, usize)> {
     if !lines[start].starts_with("Traceback (most recent call last)") {
         return None;
     }
-    let mut pieces = vec![Piece::Line(start)];
-    let mut i = start + 1;
-    loop {
-        let line = *lines.get(i)?;
-        if let Some(c) = PY_FRAME.captures(line) {
-            let src = lines
-                .get(i + 1)
-                .is_some_and(|n| n.starts_with("    ") && !PY_FRAME.is_match(n) && !CARETS.is_match(n));
-            if is_library_path(&c[1]) {
-                push_library(&mut pieces, 1);
-            } else {
-                pieces.push(Piece::Line(i));
-                if src {
-                    pieces.push(Piece::Line(i + 1));
-                }
-            }
-            i += if src { 2 } else { 1 };
+    let (frames, end) = frames::fold_frames(lines, start + 1, |i| {
+        let line = lines[i];
+        if let Some(f) = frames::python_frame(lines, i) {
+            Step::Frame(f)
         } else if line.starts_with([' ', '\t']) || line.is_empty() {
-            // carets, source of a folded frame, `[Previous line repeated N more times]`
-            if line.trim_start().starts_with('[') {
-                pieces.push(Piece::Line(i));
-            }
-            i += 1;
+            // carets, source of a folded frame; `[Previous line repeated N more times]` stays
+            if line.trim_start().starts_with('[') { Step::Keep } else { Step::Skip }
         } else {
-            // the exception line
-            pieces.push(Piece::Line(i));
-            return Some((pieces, i + 1));
+            Step::Stop
         }
-    }
+    });
+    // the exception line ends it
+    lines.get(end)?;
+    let mut pieces = vec![Piece::Line(start)];
+    pieces.extend(frames);
+    pieces.push(Piece::Line(end));
+    Some((pieces, end + 1))
 }
 
 /// Java, Node, .NET: an error line, then `at` frames, causes, `... N more`.
 fn at_stack(lines: &[&str], start: usize) -> Option<Block> {
     let first = lines.get(start + 1)?;
-    if ledger::frame_of(lines[start]).is_some() || ledger::frame_of(first).is_none() {
+    if frames::frame_of(lines[start]).is_some() || frames::frame_of(first).is_none() {
         return None;
     }
     if !ledger::is_error_line(lines[start]) {
         return None;
     }
-    let mut pieces = vec![Piece::Line(start)];
-    let mut i = start + 1;
-    while let Some(line) = lines.get(i) {
-        if let Some(user) = ledger::frame_of(line) {
-            if user {
-                pieces.push(Piece::Line(i));
-            } else {
-                push_library(&mut pieces, 1);
-            }
-        } else if MORE.is_match(line) || CAUSE.is_match(line) {
-            // `... N more`: the tool's own count of frames shared with the
-            // trace above, quoted as printed (it is short)
-            pieces.push(Piece::Line(i));
-        } else {
-            break;
+    let (more, end) = frames::fold_frames(lines, start + 1, |i| {
+        let line = lines[i];
+        match frames::frame_of(line) {
+            Some(user) => Step::Frame(Frame { span: 1, user }),
+            None if frames::is_stack_note(line) => Step::Keep,
+            None => Step::Stop,
         }
-        i += 1;
-    }
-    Some(Block { start, end: i, pieces })
+    });
+    let mut pieces = vec![Piece::Line(start)];
+    pieces.extend(more);
+    Some(Block { start, end, pieces })
 }
 
 /// `panic:`/`fatal error:`, then goroutine stacks (function line, then a
@@ -179,48 +127,31 @@ fn go(lines: &[&str], start: usize) -> Option<Block> {
     if !(head.starts_with("panic: ") || head.starts_with("fatal error: ")) {
         return None;
     }
-    let mut pieces = vec![Piece::Line(start)];
-    let mut i = start + 1;
     let mut seen_goroutine = false;
-    while let Some(line) = lines.get(i) {
+    let (more, end) = frames::fold_frames(lines, start + 1, |i| {
+        let line = lines[i];
         if line.trim().is_empty() {
             // blank lines separate the message from the goroutines
             let next = lines.get(i + 1).is_some_and(|n| GOROUTINE.is_match(n));
-            if !next {
-                break;
-            }
-            i += 1;
-            continue;
+            return if next { Step::Skip } else { Step::Stop };
         }
         if GOROUTINE.is_match(line) || line.starts_with("panic: ") || line.starts_with("[signal ") {
             seen_goroutine |= GOROUTINE.is_match(line);
-            pieces.push(Piece::Line(i));
-            i += 1;
-            continue;
+            return Step::Keep;
         }
         if !seen_goroutine {
             // more of the panic message (`[recovered]`, a wrapped value)
-            pieces.push(Piece::Line(i));
-            i += 1;
-            continue;
+            return Step::Keep;
         }
-        let Some(c) = lines.get(i + 1).and_then(|n| GO_LOC.captures(n)) else {
-            if line.starts_with("exit status ") || line.starts_with("created by ") {
-                pieces.push(Piece::Line(i));
-                i += 1;
-                continue;
-            }
-            break;
-        };
-        if is_library_path(&c[1]) {
-            push_library(&mut pieces, 1);
-        } else {
-            pieces.push(Piece::Line(i));
-            pieces.push(Piece::Line(i + 1));
+        match frames::go_frame(lines, i) {
+            Some(f) => Step::Frame(f),
+            None if line.starts_with("exit status ") || line.starts_with("created by ") => Step::Keep,
+            None => Step::Stop,
         }
-        i += 2;
-    }
-    seen_goroutine.then_some(Block { start, end: i, pieces })
+    });
+    let mut pieces = vec![Piece::Line(start)];
+    pieces.extend(more);
+    seen_goroutine.then_some(Block { start, end, pieces })
 }
 
 /// `thread 'x' panicked at path:l:c:`, its message, notes and backtrace.
@@ -228,45 +159,26 @@ fn rust(lines: &[&str], start: usize) -> Option<Block> {
     if !(lines[start].starts_with("thread '") && lines[start].contains("panicked at")) {
         return None;
     }
-    let mut pieces = vec![Piece::Line(start)];
-    let mut i = start + 1;
     let mut in_backtrace = false;
-    while let Some(line) = lines.get(i) {
+    let (more, end) = frames::fold_frames(lines, start + 1, |i| {
+        let line = lines[i];
         if line.trim() == "stack backtrace:" {
             in_backtrace = true;
-            pieces.push(Piece::Line(i));
-            i += 1;
-            continue;
+            return Step::Keep;
         }
         if !in_backtrace {
-            if line.trim().is_empty() || line.starts_with("thread '") || line.starts_with("test ") {
-                break;
-            }
-            pieces.push(Piece::Line(i));
-            i += 1;
-            continue;
+            let end = line.trim().is_empty() || line.starts_with("thread '") || line.starts_with("test ");
+            return if end { Step::Stop } else { Step::Keep };
         }
-        let Some(f) = RUST_FRAME.captures(line) else {
-            if line.trim_start().starts_with("note: ") {
-                pieces.push(Piece::Line(i));
-                i += 1;
-                continue;
-            }
-            break;
-        };
-        let at = lines.get(i + 1).and_then(|n| RUST_AT.captures(n));
-        let user = at.as_ref().is_some_and(|c| !is_library_path(&c[1]))
-            && !f[1].starts_with("std::")
-            && !f[1].starts_with("core::");
-        if user {
-            pieces.push(Piece::Line(i));
-            pieces.push(Piece::Line(i + 1));
-        } else {
-            push_library(&mut pieces, 1);
+        match frames::rust_frame(lines, i) {
+            Some(f) => Step::Frame(f),
+            None if line.trim_start().starts_with("note: ") => Step::Keep,
+            None => Step::Stop,
         }
-        i += if at.is_some() { 2 } else { 1 };
-    }
-    Some(Block { start, end: i, pieces })
+    });
+    let mut pieces = vec![Piece::Line(start)];
+    pieces.extend(more);
+    Some(Block { start, end, pieces })
 }
 
 #[cfg(test)]
@@ -304,7 +216,7 @@ mod tests {
                 "Traceback (most recent call last):",
                 "  File \"/app/a.py\", line 3, in f",
                 "    g()",
-                "  … 1 library frames",
+                "  (1 framework frame)",
                 "ValueError: bad",
                 "The above exception was the direct cause of the following exception:",
                 "Traceback (most recent call last):",
@@ -323,13 +235,13 @@ mod tests {
             vec![
                 "java.lang.IllegalStateException: bad",
                 "\tat com.acme.Orders.place(Orders.java:42)",
-                "  … 2 library frames",
+                "\t(2 framework frames)",
                 "Caused by: java.sql.SQLException: timeout",
                 "\tat com.zaxxer.hikari.Pool.get(Pool.java:9)",
                 "\tat com.acme.Repo.save(Repo.java:17)",
                 "\t... 12 more",
                 "Caused by: java.net.SocketTimeoutException: read timed out",
-                "  … 1 library frames",
+                "\t(1 framework frame)",
                 "\t... 20 more",
             ]
         );
@@ -343,7 +255,7 @@ mod tests {
             vec![
                 "TypeError: Cannot read properties of undefined (reading 'id')",
                 "    at handler (/srv/app/routes/orders.js:41:22)",
-                "  … 2 library frames",
+                "    (2 framework frames)",
             ]
         );
     }
@@ -358,7 +270,7 @@ mod tests {
                 "goroutine 1 [running]:",
                 "main.pick(...)",
                 "\t/home/dev/app/main.go:12",
-                "  … 1 library frames",
+                "(1 framework frame)",
                 "exit status 2",
             ]
         );
@@ -373,7 +285,7 @@ mod tests {
                 "thread 'main' panicked at src/main.rs:4:5:",
                 "index out of bounds",
                 "stack backtrace:",
-                "  … 1 library frames",
+                "   (1 framework frame)",
                 "   1: app::pick",
                 "             at ./src/main.rs:4:5",
                 "note: Some details are omitted",

@@ -18,6 +18,7 @@ const COMMANDS: &[&str] = &[
     "python -m unittest",
     "go test ./...",
     "npx jest",
+    "java -jar junit-platform-console-standalone.jar",
     "mix test",
     "tsc --noEmit",
     "eslint .",

@@ -166,7 +166,8 @@
 //!      caret-only lines go. `blocks` makes each stack trace one atomic item
 //!      (Python incl. chained, Java with `Caused by:`, Node, .NET, Go panics,
 //!      Rust panics): header, user frames with their source line, causes and
-//!      exception lines kept, library frames counted (`… N library frames`).
+//!      exception lines kept, each run of framework frames one line of ours
+//!      (`(N framework frames)`, `lines::frames`).
 //!    - A log still above `text_threshold` (4,000 chars) gets `summary`: line
 //!      and keyword counts, head 5 and tail 10 items, between them every stack
 //!      trace whole with the line it interrupted (the last line of the run
@@ -226,6 +227,8 @@
 mod blocks;
 mod condense;
 pub mod filters;
+#[cfg(test)]
+mod frame_properties;
 mod generic;
 pub mod guard;
 mod kind;
@@ -672,7 +675,7 @@ mod tests {
         assert_eq!(r.shape, Shape::Text("generic".into()));
         assert_eq!(
             r.text,
-            "Traceback (most recent call last):\n  … 1 library frames\nKeyError: 'region'\nexit 255\n"
+            "Traceback (most recent call last):\n  (1 framework frame)\nKeyError: 'region'\nexit 255\n"
         );
     }
 

@@ -1,8 +1,8 @@
 //! go build/vet/test: compiler and vet findings kept as they are (they are
 //! already `path:line:col: message`); `go test` keeps failing tests with their
 //! messages, panics with user frames only (function and `path:line +0x..`
-//! lines as printed; runtime/testing frames counted; so too in the race
-//! detector's reports),
+//! lines as printed; each run of runtime/testing frames one count line of
+//! `lines::frames`; so too in the race detector's reports),
 //! top-level passes, and the per-package `ok`/`FAIL` lines; `=== RUN` lines,
 //! subtest passes and passing tests' logs go.
 
@@ -10,7 +10,8 @@ use once_cell::sync::Lazy;
 use regex::Regex;
 
 use super::{Filter, Invocation};
-use crate::text::clean::{is_library_path, tidy};
+use crate::lines::frames::{self, Frame, Step};
+use crate::text::clean::tidy;
 use crate::text::guard::Source;
 
 pub struct Go;
@@ -18,10 +19,6 @@ pub struct Go;
 static RESULT: Lazy<Regex> = Lazy::new(|| Regex::new(r"^--- (PASS|FAIL|SKIP): ").unwrap());
 static NESTED_RESULT: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\s+--- (PASS|FAIL|SKIP): ").unwrap());
 static DIAG: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\S+\.go:\d+(:\d+)?: ").unwrap());
-static FRAME_LOC: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\t(\S+\.\w+:\d+)(?: \+0x[0-9a-f]+)?$").unwrap());
-/// The race detector's frames: `  pkg.F()` then `      /path/f.go:12 +0x..`.
-static RACE_FUNC: Lazy<Regex> = Lazy::new(|| Regex::new(r"^  \S.*\)$").unwrap());
-static RACE_LOC: Lazy<Regex> = Lazy::new(|| Regex::new(r"^ {6}(\S+\.go:\d+)(?: \+0x[0-9a-f]+)?$").unwrap());
 /// Top-level passing tests listed at most this many times.
 const MAX_PASSES: usize = 30;
 
@@ -108,7 +105,7 @@ fn summarize(text: &str) -> Option<String> {
             out.push(line.to_string());
             i = frames(&lines, i + 1, &mut out);
             continue;
-        } else if RACE_FUNC.is_match(line) && lines.get(i + 1).is_some_and(|n| RACE_LOC.is_match(n)) {
+        } else if frames::go_race_frame(&lines, i).is_some() {
             i = race_frames(&lines, i, &mut out);
             continue;
         } else if line.starts_with("    ") && !in_fail {
@@ -138,57 +135,29 @@ fn summarize(text: &str) -> Option<String> {
     Some(tidy(&out))
 }
 
-/// Goroutine frames (`func(args)` then `\tpath:line +0x..`): user code only,
-/// the toolchain's frames counted once at the end.
+/// Goroutine frames (`func(args)` then `\tpath:line +0x..`): user frames as
+/// printed, each run of the runtime's and testing's frames one count line
+/// (`lines::frames`). Returns the index after the stack.
 fn frames(lines: &[&str], start: usize, out: &mut Vec<String>) -> usize {
-    fold_frames(lines, start, |_| true, &FRAME_LOC, ("", false), out)
+    stack(lines, start, frames::go_frame, out)
 }
 
 /// A stack of the race detector's report (`Read at ... by goroutine 8:`,
-/// `Goroutine 8 (running) created at:`): user frames as printed, each run
-/// of runtime/testing frames (the toolchain's sources) one counted line.
-/// Returns the index after the stack.
+/// `Goroutine 8 (running) created at:`), folded the same way.
 fn race_frames(lines: &[&str], start: usize, out: &mut Vec<String>) -> usize {
-    fold_frames(lines, start, |l| RACE_FUNC.is_match(l), &RACE_LOC, ("  ", true), out)
+    stack(lines, start, frames::go_race_frame, out)
 }
 
-/// A Go stack from `start`: pairs of a function line (while `func` takes
-/// it) and a location line (`loc`, its first group the path). User frames
-/// are kept as printed; toolchain frames become `(… N runtime/testing
-/// frames)` indented by `note.0`, after each run of them when `note.1`,
-/// else once at the end. Returns the index after the stack.
-fn fold_frames(
+fn stack(
     lines: &[&str],
     start: usize,
-    func: impl Fn(&str) -> bool,
-    loc: &Regex,
-    note: (&str, bool),
+    frame: fn(&[&str], usize) -> Option<Frame>,
     out: &mut Vec<String>,
 ) -> usize {
-    let (indent, each_run) = note;
-    let flush = |hidden: &mut usize, out: &mut Vec<String>| {
-        if *hidden > 0 {
-            out.push(format!("{indent}(… {hidden} runtime/testing frames)"));
-            *hidden = 0;
-        }
-    };
-    let mut i = start;
-    let mut hidden = 0usize;
-    while i + 1 < lines.len() && func(lines[i]) {
-        let Some(c) = loc.captures(lines[i + 1]) else { break };
-        if is_library_path(&c[1]) {
-            hidden += 1;
-        } else {
-            if each_run {
-                flush(&mut hidden, out);
-            }
-            out.push(lines[i].to_string());
-            out.push(lines[i + 1].to_string());
-        }
-        i += 2;
-    }
-    flush(&mut hidden, out);
-    i
+    let (pieces, end) =
+        frames::fold_frames(lines, start, |i| frame(lines, i).map_or(Step::Stop, Step::Frame));
+    out.extend(frames::render(&pieces, lines));
+    end
 }
 
 #[cfg(test)]
@@ -210,7 +179,7 @@ mod tests {
         let out = summarize(text).unwrap();
         assert!(out.contains("example.com/a.F(...)\n\t/src/a/a.go:37\n"), "{out}");
         assert!(!out.contains("testing.go"), "{out}");
-        assert!(out.contains("(… 1 runtime/testing frames)"));
+        assert!(out.contains("(1 framework frame)"));
     }
 
     #[test]
@@ -237,9 +206,7 @@ mod tests {
         let out = summarize(text).unwrap();
         assert!(out.contains("Read at 0x00c000100028 by goroutine 8:\n  example.com/l.TestCount.func1()\n      /src/l/race_test.go:18 +0xbd\n"), "{out}");
         assert!(
-            out.contains(
-                "      /src/l/race_test.go:15 +0x117\n  (… 2 runtime/testing frames)\n=================="
-            ),
+            out.contains("      /src/l/race_test.go:15 +0x117\n  (2 framework frames)\n=================="),
             "{out}"
         );
         assert!(!out.contains("tRunner"), "{out}");

@@ -8,7 +8,8 @@ use once_cell::sync::Lazy;
 use regex::Regex;
 
 use super::{Filter, Invocation};
-use crate::text::clean::{is_library_path, tidy};
+use crate::lines::frames::{self, Fold};
+use crate::text::clean::tidy;
 use crate::text::guard::Source;
 
 pub struct JsTest;
@@ -17,8 +18,6 @@ static PASS_LINE: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\s*(?:✓|√|✔)\s"
 static PASS_FILE: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\s*(?:PASS|✓)\s+\S+\.\w+(?:\s|$)").unwrap());
 static CODE_FRAME: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\s*>?\s*\d+\s*\|").unwrap());
 static CARET_FRAME: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\s*\|\s*[\^~]+\s*$").unwrap());
-static STACK: Lazy<Regex> =
-    Lazy::new(|| Regex::new(r"^\s*at .*?\(?((?:file://)?[^()\s]+:\d+:\d+)\)?$").unwrap());
 static SUMMARY: Lazy<Regex> = Lazy::new(|| {
     Regex::new(r"^\s*(?:Tests?:|Test Suites:|Test Files|Tests\s|ℹ (?:tests|suites|pass|fail|cancelled|skipped|todo) )|^\s*\d+ (?:passing|failing|pending)")
         .unwrap()
@@ -59,8 +58,15 @@ fn summarize(text: &str) -> Option<String> {
     let mut anchored = false;
     let mut passed = 0usize;
     let mut passed_files = 0usize;
-    let mut lib_frames = 0usize;
+    // each run of the runner's and node's frames: one count line where it stood
+    let mut fold = Fold::default();
     for line in text.lines() {
+        if let Some(user) = frames::frame_of(line) {
+            // quoted as printed: a frame keeps its indentation
+            fold.push(line, user, &mut out);
+            continue;
+        }
+        fold.flush(&mut out);
         if SUMMARY.is_match(line) {
             anchored = true;
             out.push(line.to_string());
@@ -82,15 +88,6 @@ fn summarize(text: &str) -> Option<String> {
         if CODE_FRAME.is_match(line) || CARET_FRAME.is_match(line) {
             continue;
         }
-        if let Some(c) = STACK.captures(line) {
-            if is_library_path(&c[1]) {
-                lib_frames += 1;
-            } else {
-                // quoted as printed: a frame keeps its indentation
-                out.push(line.to_string());
-            }
-            continue;
-        }
         let t = line.trim_start();
         if t.starts_with("FAIL ")
             || t.starts_with('●')
@@ -102,6 +99,7 @@ fn summarize(text: &str) -> Option<String> {
         }
         out.push(line.to_string());
     }
+    fold.flush(&mut out);
     if !anchored {
         return None;
     }
@@ -112,9 +110,6 @@ fn summarize(text: &str) -> Option<String> {
     if passed > 0 {
         counts.push(format!("{passed} passing tests"));
     }
-    if lib_frames > 0 {
-        counts.push(format!("{lib_frames} library stack frames"));
-    }
     if !counts.is_empty() {
         out.push(format!("(not shown: {})", counts.join(", ")));
     }
@@ -123,12 +118,19 @@ fn summarize(text: &str) -> Option<String> {
 
 /// TAP (`node --test` when stdout is not a terminal, node-tap, mocha's TAP
 /// reporter): `ok` results and their YAML blocks go; `not ok` results keep
-/// their block minus durations and runtime stack frames; counts stay.
+/// their block minus durations (node's warnings `(node:PID) …` too), each
+/// run of node's and the runner's stack frames one count line; counts stay.
 fn tap(text: &str) -> Option<String> {
     let mut out = Vec::new();
     let mut in_failure = false;
+    let mut fold = Fold::default();
     for line in text.lines() {
         let t = line.trim_start();
+        if in_failure && let Some(user) = frames::bare_js_frame(line) {
+            fold.push(line, user, &mut out);
+            continue;
+        }
+        fold.flush(&mut out);
         if let Some(c) = TAP_RESULT.captures(line) {
             in_failure = c.get(1).is_some();
             if in_failure {
@@ -156,6 +158,7 @@ fn tap(text: &str) -> Option<String> {
         }
         out.push(line.to_string());
     }
+    fold.flush(&mut out);
     Some(tidy(&out))
 }
 
@@ -172,6 +175,7 @@ mod tests {
         assert!(!out.contains("jest-circus") && !out.contains("4 |") && !out.contains("Time:"));
         assert!(out.contains("Tests:       1 failed, 1 passed, 2 total"));
         assert!(out.contains("1 passing tests"));
+        assert!(out.contains("\n      (1 framework frame)\n"), "{out}");
         // kept frames and summary lines are quoted as printed, indentation too
         assert!(out.contains("\n      at Object.toBe (__tests__/a.test.js:4:23)\n"), "{out}");
         let owned = crate::text::guard::Owned::new(text);
@@ -183,7 +187,7 @@ mod tests {
         let text = "TAP version 13\n# Subtest: a\nok 1 - a\n  ---\n  duration_ms: 1.2\n  ...\n# Subtest: b\nnot ok 2 - b\n  ---\n  duration_ms: 3.4\n  location: '/p/x.test.js:7:1'\n  error: 'Missing expected exception.'\n  stack: |-\n    TestContext.<anonymous> (/p/x.test.js:8:10)\n    Test.run (node:internal/test_runner/test:796:25)\n  ...\n1..2\n# tests 2\n# pass 1\n# fail 1\n# todo 0\n";
         assert_eq!(
             summarize(text).unwrap(),
-            "not ok 2 - b\n  location: '/p/x.test.js:7:1'\n  error: 'Missing expected exception.'\n  stack: |-\n    TestContext.<anonymous> (/p/x.test.js:8:10)\n1..2\n# tests 2\n# pass 1\n# fail 1\n"
+            "not ok 2 - b\n  location: '/p/x.test.js:7:1'\n  error: 'Missing expected exception.'\n  stack: |-\n    TestContext.<anonymous> (/p/x.test.js:8:10)\n    (1 framework frame)\n1..2\n# tests 2\n# pass 1\n# fail 1\n"
         );
     }
 

@@ -17,8 +17,8 @@ use once_cell::sync::Lazy;
 use regex::Regex;
 
 use super::{Filter, Invocation};
+use crate::lines::frames::{self, Fold};
 use crate::text::guard::{self, Source};
-use crate::text::ledger;
 
 pub struct Maven;
 
@@ -74,7 +74,7 @@ fn render(lines: &[&str], src: Option<&Source>) -> Option<String> {
     let mut trailer = false;
     let mut repeats: Vec<usize> = Vec::new();
     let mut repeat_at: Option<usize> = None;
-    let mut library_frames = 0usize;
+    let mut fold = Fold::default();
     for (i, line) in lines.iter().enumerate() {
         let body = line.strip_prefix("[ERROR] ").unwrap_or(line);
         if src.is_some() && line.starts_with(FAILED_GOAL) {
@@ -95,15 +95,15 @@ fn render(lines: &[&str], src: Option<&Source>) -> Option<String> {
             continue;
         }
         // a test's stack: the JVM's, JUnit's and Surefire's frames counted
-        if ledger::frame_of(line) == Some(false) {
-            library_frames += 1;
+        if frames::frame_of(line) == Some(false) {
+            fold.frame(line);
             continue;
         }
-        flush_frames(&mut out, &mut library_frames);
+        fold.flush(&mut out);
         seen.insert(body.trim());
         out.push(line.to_string());
     }
-    flush_frames(&mut out, &mut library_frames);
+    fold.flush(&mut out);
     if let Some(src) = src
         && !repeats.is_empty()
     {
@@ -118,14 +118,6 @@ fn render(lines: &[&str], src: Option<&Source>) -> Option<String> {
         out.push(format!("({progress} lines of Maven progress not shown)"));
     }
     Some(out.join("\n") + "\n")
-}
-
-/// A run of library frames becomes one count line where it stood.
-fn flush_frames(out: &mut Vec<String>, n: &mut usize) {
-    if *n > 0 {
-        out.push(format!("\t… {n} library frames"));
-        *n = 0;
-    }
 }
 
 #[cfg(test)]

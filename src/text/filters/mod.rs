@@ -11,6 +11,7 @@ mod git;
 mod gotool;
 mod install;
 mod jstest;
+mod junit;
 mod kubectl;
 mod lint;
 mod listing;
@@ -64,6 +65,7 @@ pub(crate) static FILTERS: &[&dyn Filter] = &[
     &terraform::Terraform,
     &cc::Cc,
     &maven::Maven,
+    &junit::JunitConsole,
     &docker::Docker,
     &kubectl::Kubectl,
     &valgrind::Valgrind,

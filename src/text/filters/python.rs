@@ -2,18 +2,21 @@
 //!
 //! unittest (`python -m unittest`): passing `name (id) ... ok` lines, the
 //! dots line, the `====`/`----` rules and caret lines go (the passes
-//! counted); every `ERROR:`/`FAIL:` block with its traceback, and `Ran N
-//! tests` with the `OK`/`FAILED (…)` verdict, stay as printed.
+//! counted); every `ERROR:`/`FAIL:` block with its traceback (each run of
+//! library frames one count line), and `Ran N tests` with the `OK`/`FAILED
+//! (…)` verdict, stay as printed.
 //!
 //! pytest: banner and progress/PASSED lines dropped; each failure keeps its
 //! title, the `>` source line, the `E` lines (assertion values and diffs),
-//! user frames and the `path:line: Error` location; library frames go; the
-//! short summary and the final counts stay.
+//! user frames and the `path:line: Error` location; each run of library
+//! frames becomes one count line (`lines::frames`); the short summary and
+//! the final counts stay.
 
 use once_cell::sync::Lazy;
 use regex::Regex;
 
 use super::{Filter, Invocation};
+use crate::lines::frames::{self, Fold};
 use crate::text::clean::{is_library_path, tidy};
 use crate::text::guard::Source;
 
@@ -35,7 +38,6 @@ static FINAL: Lazy<Regex> = Lazy::new(|| {
     )
     .unwrap()
 });
-static CARETS: Lazy<Regex> = Lazy::new(|| Regex::new(r"^\s*[\^~]+\s*$").unwrap());
 
 const BANNER: &[&str] = &[
     "platform ",
@@ -89,13 +91,26 @@ impl Filter for Unittest {
         }
         let mut out = Vec::new();
         let mut passed = 0usize;
-        for line in text.lines() {
+        let lines: Vec<&str> = text.lines().collect();
+        // a traceback's frames of unittest and the interpreter: counted
+        let mut fold = Fold::default();
+        let mut i = 0;
+        while i < lines.len() {
+            let line = lines[i];
+            if let Some(f) = frames::python_frame(&lines, i).filter(|f| !f.user) {
+                fold.frame(line);
+                i += f.span;
+                continue;
+            }
             if UNITTEST_PASS.is_match(line) || PROGRESS.is_match(line) && !line.contains("::") {
                 passed += 1;
-            } else if !(RULE.is_match(line) || CARETS.is_match(line)) {
+            } else if !(RULE.is_match(line) || frames::is_carets(line)) {
+                fold.flush(&mut out);
                 out.push(line.to_string());
             }
+            i += 1;
         }
+        fold.flush(&mut out);
         if passed > 0 {
             out.push(format!("({passed} lines of passing tests and progress not shown)"));
         }
@@ -110,6 +125,9 @@ fn pytest(text: &str) -> Option<String> {
     let mut skip_frame_body = false;
     let mut frame_source = false;
     let mut captured = 0usize;
+    // each run of library frames (pytest's, pluggy's, the interpreter's):
+    // one count line where it stood
+    let mut fold = Fold::default();
     for line in text.lines() {
         if let Some(c) = SECTION.captures(line) {
             anchored = true;
@@ -121,46 +139,46 @@ fn pytest(text: &str) -> Option<String> {
                     .iter()
                     .any(|s| section.contains(s))
             {
-                out.push(line.to_string());
+                keep(&mut fold, &mut out, line.to_string());
             }
             skip_frame_body = false;
             continue;
         }
         if line.starts_with("!!!") {
             anchored = true;
-            out.push(line.to_string());
+            keep(&mut fold, &mut out, line.to_string());
             continue;
         }
         if FINAL.is_match(line) {
             anchored = true;
-            out.push(line.to_string());
+            keep(&mut fold, &mut out, line.to_string());
             continue;
         }
         if section.is_empty() || section.contains("test session starts") {
             if line.starts_with("collected ") || line.contains("collected ") && line.starts_with("collecting")
             {
                 anchored = true;
-                out.push(line.trim_start_matches("collecting ... ").to_string());
+                keep(&mut fold, &mut out, line.trim_start_matches("collecting ... ").to_string());
             } else if VERBOSE_FAIL.is_match(line) {
-                out.push(line.to_string());
+                keep(&mut fold, &mut out, line.to_string());
             } else if BANNER.iter().any(|b| line.starts_with(b))
                 || PROGRESS.is_match(line)
                 || line.trim().is_empty()
             {
             } else {
-                out.push(line.to_string());
+                keep(&mut fold, &mut out, line.to_string());
             }
             continue;
         }
         if TITLE.is_match(line) {
-            out.push(line.to_string());
+            keep(&mut fold, &mut out, line.to_string());
             skip_frame_body = false;
             captured = 0;
             continue;
         }
         if section.contains("failures") || section.contains("errors") {
             if SUBSECTION.is_match(line) {
-                out.push(line.to_string());
+                keep(&mut fold, &mut out, line.to_string());
                 captured = 1;
                 skip_frame_body = false;
                 continue;
@@ -169,41 +187,39 @@ fn pytest(text: &str) -> Option<String> {
                 // captured stdout/log: a few lines are context, more is noise
                 captured += 1;
                 if captured <= 11 {
-                    out.push(line.to_string());
+                    keep(&mut fold, &mut out, line.to_string());
                 } else if captured == 12 {
-                    out.push("… (captured output cut; see raw)".into());
+                    keep(&mut fold, &mut out, "… (captured output cut; see raw)".into());
                 }
                 continue;
             }
             if let Some(c) = PY_FRAME.captures(line) {
                 skip_frame_body = is_library_path(&c[1]);
-                if !skip_frame_body {
-                    out.push(line.to_string());
-                }
+                fold.push(line, !skip_frame_body, &mut out);
                 // a short-style frame (`path:N: in f`) prints the line it
                 // was running just below: which call led on (the helper
                 // the error came from)
                 frame_source = !skip_frame_body;
                 continue;
             }
-            if std::mem::take(&mut frame_source) && line.starts_with(' ') && !CARETS.is_match(line.trim()) {
-                out.push(line.to_string());
+            if std::mem::take(&mut frame_source) && line.starts_with(' ') && !frames::is_carets(line.trim()) {
+                keep(&mut fold, &mut out, line.to_string());
                 continue;
             }
             if line == "E" || line.starts_with("E ") {
                 let e = line[1..].trim();
-                if !e.is_empty() && !CARETS.is_match(e) && !E_NOISE.iter().any(|n| e.starts_with(n)) {
-                    out.push(line.to_string());
+                if !e.is_empty() && !frames::is_carets(e) && !E_NOISE.iter().any(|n| e.starts_with(n)) {
+                    keep(&mut fold, &mut out, line.to_string());
                 }
                 skip_frame_body = false;
                 continue;
             }
             if LOCATION.is_match(line) {
-                out.push(line.to_string());
+                keep(&mut fold, &mut out, line.to_string());
                 continue;
             }
             if line.starts_with('>') {
-                out.push(line.to_string());
+                keep(&mut fold, &mut out, line.to_string());
                 continue;
             }
             if skip_frame_body
@@ -216,18 +232,25 @@ fn pytest(text: &str) -> Option<String> {
             {
                 continue;
             }
-            out.push(line.to_string());
+            keep(&mut fold, &mut out, line.to_string());
             continue;
         }
         if line.trim().is_empty() || line.starts_with("-- Docs: ") {
             continue;
         }
-        out.push(line.to_string());
+        keep(&mut fold, &mut out, line.to_string());
     }
+    fold.flush(&mut out);
     if !anchored {
         return None;
     }
     Some(tidy(&out))
+}
+
+/// A line of the summary, after the count of the library frames before it.
+fn keep(fold: &mut Fold, out: &mut Vec<String>, line: String) {
+    fold.flush(out);
+    out.push(line);
 }
 
 #[cfg(test)]
