@@ -738,7 +738,13 @@ mod real_outputs {
             "{}",
             r.text
         );
-        assert!(r.text.contains("src/lib.rs: test result: FAILED. 1 passed; 2 failed"), "{}", r.text);
+        // the binary's `Running` line, then its result, both as printed
+        assert!(
+            r.text.contains("     Running unittests src/lib.rs (")
+                && r.text.contains("\ntest result: FAILED. 1 passed; 2 failed"),
+            "{}",
+            r.text
+        );
     }
 
     #[test]
