@@ -1,9 +1,10 @@
 //! stderr is part of what an agent reads (SPEC §3.6, issue 22): when the
 //! command's stdout and stderr go to one place (Claude Code's capture file,
 //! `2>&1` into the agent's pipe) the tool gets one pipe for both and the
-//! agent reads them in the tool's order, treated together; a stderr sent
-//! elsewhere (`2>/dev/null`, `2>file`) and a person's terminal are left
-//! alone. Real processes, real files and pipes.
+//! agent reads them in the tool's order, treated together; when they go to
+//! two pipes an agent reads (Codex), each is treated on its own; a stderr
+//! sent elsewhere (`2>/dev/null`, `2>file`) and a person's terminal are
+//! left alone. Real processes, real files and pipes.
 
 mod common;
 
@@ -222,4 +223,66 @@ fn cargo_build_warnings_are_treated_and_halved() {
     }
     let tokens = |t: &str| tiktoken_rs::cl100k_base_singleton().encode_ordinary(t).len();
     assert!(tokens(&got) * 2 <= tokens(&raw), "{} of {} tokens:\n{got}", tokens(&got), tokens(&raw));
+}
+
+/// Runs `cmd` as an agent that reads its stdout and stderr on two pipes of
+/// its own (as Codex captures a command): both read at once, as an agent
+/// does. Returns (stdout, stderr, exit code).
+fn two_pipes(mut cmd: Command) -> (Vec<u8>, Vec<u8>, Option<i32>) {
+    let (mut out_rd, out_wr) = std::io::pipe().unwrap();
+    let (mut err_rd, err_wr) = std::io::pipe().unwrap();
+    cmd.stdout(out_wr).stderr(err_wr).stdin(Stdio::null());
+    let child = cmd.spawn().unwrap();
+    drop(cmd);
+    let errs = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        err_rd.read_to_end(&mut v).unwrap();
+        v
+    });
+    let mut out = Vec::new();
+    out_rd.read_to_end(&mut out).unwrap();
+    let done = wait_within(child, LIMIT);
+    (out, errs.join().unwrap(), done.status.code())
+}
+
+#[test]
+fn two_pipes_an_agent_reads_are_treated_each_on_its_own() {
+    let sb = Sandbox::new();
+    // stdout: a short answer with nothing to fold; stderr: a long run of
+    // deprecation warnings, written interleaved with it
+    let script = "#!/usr/bin/env python3\n\
+         import os, sys\n\
+         for i in range(300):\n    \
+             if i % 50 == 0:\n        \
+                 os.write(1, ('row %d: %s\\n' % (i, 'abcdefghij'[i % 10] * (i % 7 + 1))).encode())\n    \
+             os.write(2, ('warning: option --legacy-%d is deprecated, use --modern-%d (config line %d)\\n' % (i, i, 3 * i)).encode())\n\
+         sys.exit(3)\n";
+    sb.shimmed("noisy", script);
+    let direct = Command::new(sb.tools.join("noisy")).stdin(Stdio::null()).output().unwrap();
+    assert_eq!(direct.status.code(), Some(3));
+    let (out, err, code) = two_pipes(sb.agent(sb.shims.join("noisy")));
+    assert_eq!(code, Some(3));
+    // stdout: the tool's bytes, untouched and in order
+    assert!(out == direct.stdout, "stdout changed:\n{}", String::from_utf8_lossy(&out));
+    // stderr: treated on its own, with its own receipt; the stored raw is
+    // the tool's stderr byte for byte
+    // (its receipt comes last: stdout's, if any, was written first)
+    let last = err.split(|&b| b == b'\n').rfind(|l| !l.is_empty()).unwrap_or_default();
+    let id = receipt_raw_id(last)
+        .unwrap_or_else(|| panic!("stderr not treated:\n{}", String::from_utf8_lossy(&err)));
+    assert!(err.len() * 2 < direct.stderr.len(), "{}", String::from_utf8_lossy(&err));
+    assert!(show(&sb, &id, &[]) == direct.stderr, "stored stderr differs");
+    let text = String::from_utf8_lossy(&err);
+    assert!(text.contains("--legacy-0 ") && text.contains(&format!("show {id} --grep")), "{text}");
+
+    // Without an agent marker (a program, not an agent, reads the pipes):
+    // both streams as the tool wrote them.
+    let (out, err, code) = two_pipes(sb.cmd(sb.shims.join("noisy")));
+    assert_eq!(code, Some(3));
+    assert!(out == direct.stdout && without_config_warning(&err) == direct.stderr);
+
+    // stderr into another program (`2> >(grep …)`): it gets every line.
+    let (out, _, _) = two_pipes(sb.agent_bash("noisy 2> >(grep -c -- '^warning: option --legacy-')"));
+    let out = String::from_utf8_lossy(&out);
+    assert!(out.lines().any(|l| l.trim() == "300"), "{out}");
 }

@@ -17,6 +17,7 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::{Duration, Instant};
 
+use super::apart::{self, Gatherer};
 use super::capture::{self, Captured, Limits, Source, Stop};
 use super::policy::DEPTH_ENV;
 use super::resolve::SHIMS_ENV;
@@ -69,6 +70,19 @@ pub struct Outcome {
     pub captured: Captured,
     pub code: i32,
     pub stop: Option<Stop>,
+    /// The tool's stderr, gathered apart (`Streams::Apart`).
+    pub stderr: Option<Gatherer>,
+}
+
+/// Where the tool's stderr goes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Streams {
+    /// Where ours goes (a terminal, `2>/dev/null`, `2>file`).
+    Inherited,
+    /// Onto the stdout pipe: one stream in the tool's order.
+    Merged,
+    /// A pipe of its own, gathered beside stdout (`apart`).
+    Apart,
 }
 
 /// The child's status once it has exited, waiting at most until `deadline`.
@@ -90,10 +104,10 @@ fn wait_until(child: &mut Child, deadline: Instant) -> io::Result<Option<ExitSta
 /// Runs the tool with stdout piped and gathers what it prints (`capture`).
 /// Stopped by a signal, the exit code is the tool's if it has exited by the
 /// end of the grace, else 128+N for the signal we got.
-/// `merge`: stdout and stderr on one pipe.
+/// `streams`: where the tool's stderr goes.
 pub fn run(
     launch: &Launch,
-    merge: bool,
+    streams: Streams,
     limits: &Limits,
     store: &Store,
     enc: Encoding,
@@ -105,11 +119,14 @@ pub fn run(
     // Ours: the read end; the write end goes to the tool as fd 1 and 2 and
     // is closed here once it has started (the `Command` holding it is gone
     // with the statement), so the end of its output is seen.
-    let joined = if merge { Some(pipe(0)?) } else { None };
+    let joined = if streams == Streams::Merged { Some(pipe(0)?) } else { None };
     let spawn = |via_sh| -> io::Result<Child> {
         let mut cmd = prepare(launch, via_sh, ignored);
         if let Some((_, wr)) = &joined {
             cmd.stdout(Stdio::from(wr.try_clone()?)).stderr(Stdio::from(wr.try_clone()?));
+        }
+        if streams == Streams::Apart {
+            cmd.stderr(Stdio::piped());
         }
         spawn_forwarding(&mut cmd, ignored)
     };
@@ -125,6 +142,7 @@ pub fn run(
             return Err(e);
         }
     };
+    let stderr = child.stderr.take().map(apart::start);
     let out = match joined {
         Some((rd, wr)) => {
             drop(wr);
@@ -152,7 +170,7 @@ pub fn run(
         Some(status) => exit_code(status),
         None => 128 + stop.map_or(0, |s| s.signal),
     };
-    Ok(Outcome { captured: captured?, code, stop })
+    Ok(Outcome { captured: captured?, code, stop, stderr })
 }
 
 /// A close-on-exec pipe (read end, write end): the one a forwarded signal

@@ -84,8 +84,14 @@
 //!    (`reader::stderr_joins_stdout`: one open file per `kcmp`, or the same
 //!    pipe or pty: Claude Code's capture file, `2>&1`): then stdout and
 //!    stderr are one pipe, the agent reads them in the tool's order and the
-//!    merged text is what the filters treat (tests/stderr.rs); `2>/dev/null`
-//!    and `2>file` keep the tool's stderr where it was sent;
+//!    merged text is what the filters treat (tests/stderr.rs); with an agent
+//!    marker, a stderr that is a pipe of its own whose read end an ancestor
+//!    program holds (`reader::stderr_read_apart`: Codex reads the two
+//!    streams apart) gets the tool's stderr on a pipe of ours, gathered
+//!    beside stdout (`apart`) and treated as text on its own once stdout is
+//!    delivered, with its own receipt (`deliver_apart`); `2>/dev/null`,
+//!    `2>file` and a pipe into another program keep the tool's stderr where
+//!    it was sent;
 //!    `TOKENSIEVE_DEPTH=1`, pagers off, `PR_SET_PDEATHSIG`, and SIGINT, SIGTERM,
 //!    SIGHUP, SIGQUIT forwarded (not terminal-generated ones: the tool got those
 //!    itself; not ones our caller ignores, as under `nohup`: they stay ignored).
@@ -130,6 +136,7 @@
 //!
 //! `TOKENSIEVE_DEBUG=1` prints the decision, its reason and its cost on stderr.
 
+mod apart;
 mod capture;
 mod child;
 mod keep;
@@ -144,8 +151,8 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use capture::{Captured, Limits, Stop};
-use child::Launch;
 pub use child::exit_code as child_exit_code;
+use child::{Launch, Streams};
 use policy::Decision;
 
 use crate::settings::{Hint, Settings};
@@ -198,8 +205,14 @@ fn compress(name: &str, launch: &Launch, settings: Option<Settings>, started: In
     // The call's one raw store: the capture spools into it, the handoff
     // keeps the raw bytes in it.
     let raw_store = crate::config::get().store();
-    let merge = reader::stderr_joins_stdout();
-    let outcome = match child::run(launch, merge, &Limits::from_env(), &raw_store, settings.encoding) {
+    let streams = if reader::stderr_joins_stdout() {
+        Streams::Merged
+    } else if policy::agent_marker_present() && reader::stderr_read_apart() {
+        Streams::Apart
+    } else {
+        Streams::Inherited
+    };
+    let outcome = match child::run(launch, streams, &Limits::from_env(), &raw_store, settings.encoding) {
         Ok(o) => o,
         Err(e) => return cannot_run(launch.real, &e),
     };
@@ -213,10 +226,37 @@ fn compress(name: &str, launch: &Launch, settings: Option<Settings>, started: In
         Captured::Kept(spooled) => deliver((&spooled).into(), &hint, &settings, &raw_store, started),
         Captured::Streamed => {}
     }
+    if let Some(stderr) = outcome.stderr.and_then(|g| g.finish(capture::STOP_GRACE)) {
+        deliver_apart(&stderr, &hint, &settings, &raw_store);
+    }
     if let Some(stop) = outcome.stop {
         stopped_note(stop, started);
     }
     ExitCode::from(outcome.code.clamp(0, 255) as u8)
+}
+
+/// The tool's stderr, read apart from stdout (`Streams::Apart`), treated
+/// as text on its own and written to our stderr, with its own receipt;
+/// its raw bytes kept when something was left out (else, and on any
+/// failure, as printed). The exit code stays with stdout's rendering.
+fn deliver_apart(raw: &[u8], hint: &Hint, settings: &Settings, raw_store: &Store) {
+    use std::io::Write;
+    if raw.is_empty() {
+        return;
+    }
+    let hint = Hint { command: hint.command.clone(), exit_code: 0 };
+    let assess = || crate::handoff::assess(raw, Some(&hint), settings, raw_store);
+    let (out, line) = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(assess)) {
+        Ok((out, receipt, Some(object))) if raw_store.put(raw, &object).is_ok() => {
+            (out, receipt.line(settings.receipt))
+        }
+        _ => (raw.to_vec(), None),
+    };
+    let mut err = io::stderr().lock();
+    let _ = err.write_all(&out);
+    if let Some(line) = line {
+        let _ = err.write_all(format!("{line}\n").as_bytes());
+    }
 }
 
 /// One stderr line after the receipt: the output is what the tool printed

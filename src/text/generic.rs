@@ -5,10 +5,15 @@
 //!   as `line (×N)`.
 //! - A log, or an output that is mostly a stack trace, is folded: identical
 //!   runs become `line (×N)`; runs of 3+ lines that differ only in numbers
-//!   and hex ids keep their distinguishing values in place
-//!   (`app.py:11,14,17:1: moved … (×3 similar)`) when one or two places
-//!   vary outside times and durations, and read `first line (×N similar)`
-//!   otherwise; the run's last line follows as printed. Signal lines of the ledger fold only with identical lines;
+//!   and hex ids keep every distinguishing value in place
+//!   (`app.py:11,14,17:1: moved … (×3 similar)`), the last line after them
+//!   as printed (the state the run ended in), where one or two places vary
+//!   outside times and durations. A run where more vary is cut into pieces
+//!   where at most two do (a piece of one or two lines stays as printed); when that
+//!   leaves mostly single lines (each line its own id and duration) worth
+//!   hiding, the run reads `first line (×N similar: tokensieve show ID
+//!   --lines A:B)` and its last line as printed. A fold never drops a value
+//!   it stands for, nor shows a line twice. Signal lines of the ledger fold only with identical lines;
 //!   keyword lines (error/warn/fail/exception/panic/traceback words, HTTP
 //!   4xx/5xx) only with their own kind. Stack traces are blocks (`blocks`):
 //!   shown whole, library frames counted.
@@ -332,14 +337,83 @@ pub(crate) fn render_run(run: &Run, src: &Source, out: &mut Vec<String>, shorten
             None => out.extend(members.iter().map(|l| l.to_string())),
         }
     } else {
-        match values_line(&members, shorten) {
-            Some(v) => out.push(format!("{} (×{n} similar)", show(&v))),
-            None => out.push(format!("{} (×{n} similar)", show(first))),
-        }
-        if last {
+        let pieces = listable_pieces(&members);
+        let hidden: usize = members[1..n - 1].iter().map(|l| l.len() + 1).sum();
+        if pieces.len() == 1 || pieces.iter().all(|&p| p >= 3) || hidden <= FOLD_WORTH {
+            let mut at = 0;
+            for len in pieces {
+                similar_lines(&members[at..at + len], &show, out, shorten, last);
+                at += len;
+            }
+        } else {
+            // too many places vary to list: the first line, the command that
+            // prints the lines between, the last line as printed
+            let (a, b) = (src.line_no(run.first()), src.line_no(run.members[n - 1]));
+            let cmd = src.id.map(|id| format!(": tokensieve show {id} --lines {a}:{b}")).unwrap_or_default();
+            out.push(format!("{} (×{n} similar{cmd})", show(first)));
             out.push(show(members[n - 1]));
         }
     }
+}
+
+/// Chars of hidden lines below which a run whose values cannot be listed
+/// is shown whole: about what the command that would print them costs.
+const FOLD_WORTH: usize = 160;
+
+/// `lines` (one shape) cut into consecutive pieces in which at most two
+/// places outside the clock vary (what `values_line` can list); their
+/// lengths, in order. One pass: each line's places are found once.
+fn listable_pieces(lines: &[&str]) -> Vec<usize> {
+    let all: Vec<Vec<(usize, usize)>> = lines.iter().map(|l| slots(l)).collect();
+    let mut pieces = Vec::new();
+    let mut start = 0;
+    while start < lines.len() {
+        let first = lines[start];
+        let clock: Vec<(usize, usize)> = CLOCK.find_iter(first).map(|m| (m.start(), m.end())).collect();
+        let in_clock = |(a, b): (usize, usize)| clock.iter().any(|&(s, e)| s <= a && b <= e);
+        let mut varying: Vec<usize> = Vec::new();
+        let mut end = start + 1;
+        while end < lines.len() && all[end].len() == all[start].len() {
+            let mut grown = varying.clone();
+            for (k, (&(a, b), &(c, d))) in all[start].iter().zip(&all[end]).enumerate() {
+                if !in_clock((a, b)) && first[a..b] != lines[end][c..d] && !grown.contains(&k) {
+                    grown.push(k);
+                }
+            }
+            if grown.len() > 2 {
+                break;
+            }
+            varying = grown;
+            end += 1;
+        }
+        pieces.push(end - start);
+        start = end;
+    }
+    pieces
+}
+
+/// A piece of a similar run (`listable_pieces`): one or two lines as
+/// printed; more as the first line with every value listed in place and
+/// `(×N similar)`. With `last`, the piece's last line follows as printed
+/// (the state a run of progress lines ended in) and the values line
+/// stands for the lines before it only: no line is shown twice.
+fn similar_lines(
+    lines: &[&str],
+    show: &dyn Fn(&str) -> String,
+    out: &mut Vec<String>,
+    shorten: bool,
+    last: bool,
+) {
+    let (listed, tail) =
+        if last && lines.len() > 1 { lines.split_at(lines.len() - 1) } else { (lines, &[][..]) };
+    let n = listed.len();
+    match values_line(listed, shorten) {
+        _ if n <= 2 => out.extend(listed.iter().map(|l| show(l))),
+        Some(v) => out.push(format!("{} (×{n} similar)", show(&v))),
+        // only the clock varies
+        None => out.push(format!("{} (×{n} similar)", show(listed[0]))),
+    }
+    out.extend(tail.iter().map(|l| show(l)));
 }
 
 /// `last`: see `render_run`.
@@ -536,7 +610,7 @@ mod tests {
             (0..20).map(|i| format!("12:00:{i:02} worker {} processed batch 0x{i:08x}\n", i % 3)).collect();
         assert_eq!(
             generic(&text, 4000),
-            "12:00:00 worker 0,1,2 processed batch 0x00000000,0x00000001,0x00000002,0x00000003,0x00000004,0x00000005,0x00000006,0x00000007,0x00000008,0x00000009,0x0000000a,0x0000000b,0x0000000c,0x0000000d,0x0000000e,0x0000000f,0x00000010,0x00000011,0x00000012,0x00000013 (×20 similar)\n12:00:19 worker 1 processed batch 0x00000013\n"
+            "12:00:00 worker 0,1,2 processed batch 0x00000000,0x00000001,0x00000002,0x00000003,0x00000004,0x00000005,0x00000006,0x00000007,0x00000008,0x00000009,0x0000000a,0x0000000b,0x0000000c,0x0000000d,0x0000000e,0x0000000f,0x00000010,0x00000011,0x00000012 (×19 similar)\n12:00:19 worker 1 processed batch 0x00000013\n"
         );
         // lines that name a place are findings (issue 26): each as printed,
         // never folded with the others, whatever they say
@@ -548,21 +622,70 @@ mod tests {
         assert_eq!(generic(&few, 4000), few);
         let lint = few.replace("moved to the new layout", "E302 expected 2 blank lines, found 1");
         assert_eq!(generic(&lint, 4000), lint);
-        // ten or more differing only in numbers: first and last as printed,
-        // every number between, the command that prints them all
+        // past the focus size, a report's findings of one rule fold: the
+        // first as printed, every number of the others, the command that
+        // prints them all; below it (or with focus off) each as printed
+        assert_eq!(generic(&moved, 4000), moved);
+        let owned = crate::text::guard::Owned::new(&moved);
+        let mut src = owned.src();
+        src.focus = Some(50);
         assert_eq!(
-            generic(&moved, 4000),
-            "app.py:11:1: moved to the new layout\n… 10 more like it, their numbers: 14; 17; 20; 23; 26; 29; 31; 40; 52; 60 (12 lines: tokensieve show abc123 --grep 'app\\.py:\\w+:\\w+: moved to the new layout')\napp.py:77:1: moved to the new layout\n"
+            render(&src, &settings(4000), Asked::Output).0,
+            "app.py:11:1: moved to the new layout\n… 11 more like it, their numbers: 14; 17; 20; 23; 26; 29; 31; 40; 52; 60; 77 (12 lines: tokensieve show abc123 --grep 'moved to the new layout')\n"
         );
         // the same run without a place folds, keeping its values
         let unplaced = moved.replace("app.py:", "step ");
         assert_eq!(
             generic(&unplaced, 4000),
-            "step 11,14,17,20,23,26,29,31,40,52,60,77:1: moved to the new layout (×12 similar)\nstep 77:1: moved to the new layout\n"
+            "step 11,14,17,20,23,26,29,31,40,52,60:1: moved to the new layout (×11 similar)\nstep 77:1: moved to the new layout\n"
         );
-        // three places varying: a count, with the first line as the example
+        // three places varying: the first and last lines, the command that
+        // prints the ones between
         let three: String = (0..14).map(|i| format!("row {i} col {} val {}\n", i * 2, i * 3)).collect();
-        assert_eq!(generic(&three, 4000), "row 0 col 0 val 0 (×14 similar)\nrow 13 col 26 val 39\n");
+        assert_eq!(
+            generic(&three, 4000),
+            "row 0 col 0 val 0 (×14 similar: tokensieve show abc123 --lines 1:14)\nrow 13 col 26 val 39\n"
+        );
+    }
+
+    #[test]
+    fn a_fold_never_drops_a_value_nor_repeats_a_line() {
+        // `aws s3 ls --recursive` (awscli 1.46 against moto): keys that
+        // differ in a size, a user and a file number
+        let mut text = String::from("2026-11-27 02:12:28         30 manifests/2026-04-16.json\n");
+        for (u, user) in ["u-1042", "u-2207"].iter().enumerate() {
+            for i in 1..=10 {
+                let ext = if (i + u) % 4 == 0 { "png" } else { "jpg" };
+                let size = 12015 + 7919 * (10 * u + i - 1);
+                text.push_str(&format!(
+                    "2026-11-27 02:12:2{} {size:>10} originals/{user}/2026/04/img_{i:02}.{ext}\n",
+                    7 + (i > 6) as usize
+                ));
+            }
+        }
+        for i in 1..=5 {
+            text.push_str(&format!(
+                "2026-11-27 02:12:28 {:>10} thumbs/128/u-1042/img_{i:02}.jpg\n",
+                4065 + 97 * i
+            ));
+        }
+        let out = generic(&text, 4000);
+        for key in ["u-1042/2026/04/img_09.jpg", "u-1042/2026/04/img_10.jpg", "u-2207/2026/04/img_01.jpg"] {
+            assert!(out.contains(key), "{key} missing:\n{out}");
+        }
+        // the values of the lines before the last, then the last as printed
+        assert!(
+            out.ends_with(
+                "2026-11-27 02:12:28       4162,4259,4356,4453 thumbs/128/u-1042/img_01,02,03,04.jpg (×4 similar)\n\
+                 2026-11-27 02:12:28       4550 thumbs/128/u-1042/img_05.jpg\n"
+            ),
+            "{out}"
+        );
+        let mut keys: Vec<&str> = out.lines().map(|l| l.split_whitespace().nth(3).unwrap_or(l)).collect();
+        let n = keys.len();
+        keys.sort_unstable();
+        keys.dedup();
+        assert_eq!(keys.len(), n, "a line shown twice:\n{out}");
     }
 
     #[test]
@@ -582,7 +705,12 @@ mod tests {
         text.push_str("GET /a/97 HTTP/1.1\" 503 -\n");
         let out = generic(&text, 4000);
         assert!(out.contains("GET /a/99 HTTP/1.1\" 404 -"), "{out}");
-        assert!(out.contains("GET /a/0,1,2,3,4,5,6,7,8,9 HTTP/1.1\" 200 - (×10 similar)"), "{out}");
+        assert!(
+            out.contains(
+                "GET /a/0,1,2,3,4,5,6,7,8 HTTP/1.1\" 200 - (×9 similar)\nGET /a/9 HTTP/1.1\" 200 -\n"
+            ),
+            "{out}"
+        );
         // ledger lines (5xx) never fold, even with each other
         assert!(out.ends_with("GET /a/98 HTTP/1.1\" 503 -\nGET /a/97 HTTP/1.1\" 503 -\n"), "{out}");
     }

@@ -69,4 +69,61 @@ fn the_real_aws_cli_through_the_shim() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("InvalidVpcID.NotFound"), "{err}");
     assert!(err.contains(String::from_utf8_lossy(&expected.stderr).trim()), "{err}");
+
+    an_s3_listing_keeps_every_key_once(&sb, &venv, ep);
+}
+
+/// `aws s3 ls --recursive` of an upload bucket: keys that differ in a
+/// size, a user and a file number fold, but no key may go missing from a
+/// fold that stands for it, and no line may be shown twice. (Called by the
+/// test above, on its moto server: two servers at once refuse connections
+/// here.)
+fn an_s3_listing_keeps_every_key_once(sb: &Sandbox, venv: &std::path::Path, ep: &str) {
+    let seed = r#"
+import sys, boto3
+s3 = boto3.client("s3", endpoint_url=sys.argv[1])
+s3.create_bucket(Bucket="uploads")
+for u, user in enumerate(["u-1042", "u-2207", "u-3391"]):
+    for i in range(1, 11):
+        ext = "png" if (i + u) % 4 == 0 else "jpg"
+        s3.put_object(Bucket="uploads", Key=f"originals/{user}/2026/04/img_{i:02}.{ext}", Body=b"x" * (1000 * u + 97 * i))
+for size in (128, 512):
+    for i in range(1, 6):
+        s3.put_object(Bucket="uploads", Key=f"thumbs/{size}/u-1042/img_{i:02}.jpg", Body=b"y" * (size + i))
+s3.put_object(Bucket="uploads", Key="quarantine/.keep", Body=b"")
+"#;
+    let mut py = sb.cmd(venv.join("python"));
+    py.args(["-c", seed, ep]);
+    let out = run(py, sb);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let list = format!("aws s3 ls s3://uploads --recursive --endpoint-url {ep}");
+    let mut direct = sb.cmd(venv.join("aws"));
+    direct.args(["s3", "ls", "s3://uploads", "--recursive", "--endpoint-url", ep]);
+    let raw = String::from_utf8(run(direct, sb).stdout).unwrap();
+    let keys: Vec<&str> = raw.lines().filter_map(|l| l.split_whitespace().nth(3)).collect();
+    assert_eq!(keys.len(), 41, "{raw}");
+
+    let out = run(sb.agent_bash(&list), sb);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let seen = String::from_utf8_lossy(&out.stdout);
+    assert!(seen.len() < raw.len(), "not folded:\n{seen}");
+    // every key: as printed, or its distinguishing values listed in place
+    // (`originals/u-1042/2026/04/img_01,02,03.jpg`)
+    for key in &keys {
+        let (dir, file) = key.rsplit_once('/').unwrap();
+        let (stem, ext) = file.rsplit_once('.').unwrap_or((file, ""));
+        let number = stem.trim_start_matches(|c: char| !c.is_ascii_digit());
+        let listed = seen.lines().any(|l| {
+            l.contains(key)
+                || l.contains(&format!("{dir}/"))
+                    && l.contains(&format!(".{ext}"))
+                    && l.split(['_', ',', '.']).any(|v| v == number)
+        });
+        assert!(listed, "{key} missing from:\n{seen}");
+    }
+    let mut lines: Vec<&str> = seen.lines().map(|l| l.split_whitespace().nth(3).unwrap_or(l)).collect();
+    let n = lines.len();
+    lines.sort_unstable();
+    lines.dedup();
+    assert_eq!(lines.len(), n, "a key shown twice:\n{seen}");
 }

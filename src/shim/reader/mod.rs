@@ -17,7 +17,7 @@ use std::fs;
 use std::os::unix::fs::MetadataExt;
 
 pub use file::file_reader;
-pub use pipe::pipe_reader;
+pub use pipe::{pipe_reader, pipe_reader_of};
 
 /// What fd 1 is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,6 +91,17 @@ pub fn stderr_joins_stdout() -> bool {
         Some(same) => same,
         None => appends_fd(1) && appends_fd(2),
     }
+}
+
+/// Whether our stderr is a pipe of its own (not stdout's) whose read end
+/// an ancestor program holds: an agent that captures the two streams
+/// apart (Codex). A shell's pipe (`2> >(…)`, `$(…)`), a file, a terminal
+/// or `/dev/null` are not. Asked only once the policy said "compress".
+pub fn stderr_read_apart() -> bool {
+    let Some(err) = own_fd(2) else { return false };
+    err.st_mode & libc::S_IFMT == libc::S_IFIFO
+        && !stderr_joins_stdout()
+        && matches!(pipe_reader_of(2, err.st_ino), Reader::Program { .. })
 }
 
 /// `fstat` of one of our descriptors.

@@ -22,18 +22,25 @@ use super::{MAX_DEPTH, Reader, comm, fd_flags, is_shell, our_parent, parent_of, 
 /// only climbs past an ancestor whose own stdout is this same pipe (it handed
 /// the pipe down to us); a pipe a shell made for `| jq` stops it at once.
 pub fn pipe_reader(inode: u64) -> Reader {
+    pipe_reader_of(1, inode)
+}
+
+/// `pipe_reader` for our descriptor `fd` (1 or 2): the walk climbs past
+/// ancestors whose own `fd` is the pipe.
+pub fn pipe_reader_of(fd: u32, inode: u64) -> Reader {
+    let fd_name = fd.to_string();
     let link = format!("pipe:[{inode}]");
     let mut pid = our_parent();
     for _ in 0..MAX_DEPTH {
         if pid == 0 {
             break;
         }
-        let Some(fds) = scan_fds(pid, &link) else { return Reader::Unknown };
+        let Some(fds) = scan_fds(pid, &link, &fd_name) else { return Reader::Unknown };
         if fds.reads {
             let name = comm(pid).unwrap_or_default();
             return if is_shell(&name) { Reader::Shell { pid, name } } else { Reader::Program { pid, name } };
         }
-        if !fds.stdout_is_pipe {
+        if !fds.walked_is_pipe {
             break;
         }
         match parent_of(pid) {
@@ -48,14 +55,15 @@ pub fn pipe_reader(inode: u64) -> Reader {
 struct Held {
     /// A descriptor on the pipe opened for reading.
     reads: bool,
-    /// Its fd 1 is the pipe.
-    stdout_is_pipe: bool,
+    /// Its descriptor of the walk (fd 1, or 2) is the pipe.
+    walked_is_pipe: bool,
 }
 
-/// Scans `/proc/PID/fd` for `link` (`pipe:[N]`). `None` when the fd table
-/// cannot be read (permissions, hidepid, a vanished process).
-fn scan_fds(pid: u32, link: &str) -> Option<Held> {
-    let mut held = Held { reads: false, stdout_is_pipe: false };
+/// Scans `/proc/PID/fd` for `link` (`pipe:[N]`); `walked` is the
+/// descriptor the walk follows. `None` when the fd table cannot be read
+/// (permissions, hidepid, a vanished process).
+fn scan_fds(pid: u32, link: &str, walked: &str) -> Option<Held> {
+    let mut held = Held { reads: false, walked_is_pipe: false };
     for entry in fs::read_dir(format!("/proc/{pid}/fd")).ok()? {
         // An fd can close while we scan (the parent is busy with pipes):
         // skip it rather than give up on the whole table.
@@ -65,8 +73,8 @@ fn scan_fds(pid: u32, link: &str) -> Option<Held> {
             continue;
         }
         let fd = entry.file_name();
-        if fd == "1" {
-            held.stdout_is_pipe = true;
+        if fd == walked {
+            held.walked_is_pipe = true;
         }
         if fd_flags(pid, &fd.to_string_lossy()).is_some_and(readable) {
             held.reads = true;
@@ -90,10 +98,10 @@ mod tests {
         assert!(meta.file_type().is_fifo());
         let ino = meta.ino();
         let me = std::process::id();
-        assert!(scan_fds(me, &format!("pipe:[{ino}]")).unwrap().reads);
+        assert!(scan_fds(me, &format!("pipe:[{ino}]"), "1").unwrap().reads);
         // SAFETY: closing the read end we own.
         unsafe { libc::close(fds[0]) };
-        assert!(!scan_fds(me, &format!("pipe:[{ino}]")).unwrap().reads);
+        assert!(!scan_fds(me, &format!("pipe:[{ino}]"), "1").unwrap().reads);
         // SAFETY: closing the write end we own.
         unsafe { libc::close(fds[1]) };
     }

@@ -67,14 +67,26 @@ impl Filter for Cargo {
                 )
     }
 
-    fn summarize(&self, _inv: &Invocation, text: &str, _src: &Source) -> Option<String> {
-        summarize(text)
+    fn summarize(&self, _inv: &Invocation, text: &str, src: &Source) -> Option<String> {
+        summarize_in(text, Some(src))
     }
 }
 
-/// Shared with other rustc-format tools (ruff's full output).
-pub fn summarize(text: &str) -> Option<String> {
+/// `summarize_in` without a stored raw (warnings shown as printed).
+#[cfg(test)]
+fn summarize(text: &str) -> Option<String> {
+    summarize_in(text, None)
+}
+
+/// `summarize`; with `src` (the stored raw), a run whose tests failed
+/// shows its compiler warnings as one line of ours (`warnings_line`) and
+/// no `Compiling` lines: the failure is the answer, the warnings are one
+/// command away.
+fn summarize_in(text: &str, src: Option<&Source>) -> Option<String> {
     let lines: Vec<&str> = text.lines().collect();
+    let fold_warnings = src.is_some() && lines.iter().any(|l| is_test_failure(l));
+    let mut warnings: Vec<String> = Vec::new();
+    let mut warned = 0usize;
     let mut out: Vec<String> = Vec::new();
     let mut anchored = false;
     let mut deps = 0usize;
@@ -92,6 +104,10 @@ pub fn summarize(text: &str) -> Option<String> {
         let verb = t.split_whitespace().next().unwrap_or("");
         if line.starts_with(' ') && PROGRESS.contains(&verb) {
             anchored = true;
+            if fold_warnings {
+                i += 1;
+                continue;
+            }
             // the workspace's own crates carry a local path: keep those
             if (verb == "Compiling" || verb == "Checking" || verb == "Documenting") && t.contains(" (/") {
                 flush_deps(&mut out, &mut deps);
@@ -130,6 +146,18 @@ pub fn summarize(text: &str) -> Option<String> {
             anchored = true;
             let mut block = Vec::new();
             i = diagnostic(&lines, i, &mut block);
+            if fold_warnings && line.starts_with("warning") {
+                if !out.iter().any(|l| l == WARNINGS_SLOT) {
+                    out.push(WARNINGS_SLOT.to_string());
+                }
+                // cargo's `generated N warnings` lines are counts, not warnings
+                if !line.contains(") generated ") {
+                    warned += 1;
+                }
+                let arrows = block.iter().filter(|l| l.trim_start().starts_with("-->"));
+                warnings.extend(arrows.filter_map(|l| ARROW.captures(l)).map(|c| location(&c[1])));
+                continue;
+            }
             match by_header.get(line) {
                 Some(&k) => {
                     let (body, n) = &mut diags[k];
@@ -179,8 +207,20 @@ pub fn summarize(text: &str) -> Option<String> {
     if !anchored {
         return None;
     }
+    let folded = match src {
+        Some(src) if warned > 0 => warnings_line(src, warned, &warnings),
+        _ => None,
+    };
+    if folded.is_none() && out.iter().any(|l| l == WARNINGS_SLOT) {
+        // no command can show them (the raw is not stored): as printed
+        return summarize_in(text, None);
+    }
     let mut rendered = Vec::with_capacity(out.len());
     for line in out {
+        if line == WARNINGS_SLOT {
+            rendered.extend(folded.clone());
+            continue;
+        }
         match line.strip_prefix(DIAG_SLOT).and_then(|k| k.parse::<usize>().ok()) {
             Some(k) => {
                 let (block, n) = &diags[k];
@@ -197,6 +237,40 @@ pub fn summarize(text: &str) -> Option<String> {
 
 /// Marks where a (possibly merged) diagnostic goes in the output.
 const DIAG_SLOT: &str = "\u{0}diag:";
+/// Marks where the line of folded warnings goes.
+const WARNINGS_SLOT: &str = "\u{0}warnings";
+/// Every line of rustc's warnings a count line stands for: the headers
+/// (cargo's `generated N warnings` too) and their `-->` locations.
+const WARNING_LINES: &str = "^warning|^ *--> ";
+
+/// A libtest or nextest line that says a test failed.
+fn is_test_failure(line: &str) -> bool {
+    line.starts_with("test result: FAILED")
+        || line.starts_with("test ") && line.ends_with(" FAILED")
+        || line.trim_start().starts_with("FAIL [")
+}
+
+/// `src/lib.rs:12:9` out of an arrow's target (labels after it cut).
+fn location(target: &str) -> String {
+    target.split(": ").next().unwrap_or(target).trim().to_string()
+}
+
+/// `N compiler warnings at LOC, LOC (M lines: tokensieve show ID --grep
+/// …)`: the warnings of a failed test run, counted with where they are
+/// and the command that prints them (which the guard re-runs); `None` when
+/// the raw is not stored.
+fn warnings_line(src: &Source, n: usize, locations: &[String]) -> Option<String> {
+    let re = Regex::new(WARNING_LINES).ok()?;
+    let targets: Vec<usize> = (0..src.raw.len()).filter(|&i| re.is_match(src.raw[i])).collect();
+    let count = crate::text::guard::count_line(src, WARNING_LINES, &targets)?;
+    let mut unique: Vec<&str> = Vec::new();
+    for l in locations {
+        if !unique.contains(&l.as_str()) {
+            unique.push(l);
+        }
+    }
+    Some(format!("{n} compiler warning{} at {} {count}", if n == 1 { "" } else { "s" }, unique.join(", ")))
+}
 
 fn flush_deps(out: &mut Vec<String>, deps: &mut usize) {
     if *deps > 0 {
@@ -462,6 +536,38 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_failed_test_run_counts_its_warnings_in_one_line() {
+        // real `cargo test`: 7 warnings over two files, 2 tests failing
+        let text = include_str!("../../../fixtures/text/local/tests/cargo-test-warnings-fail.txt");
+        let owned = crate::text::guard::Owned::new(text);
+        let out = summarize_in(text, Some(&owned.src())).unwrap();
+        let warnings: Vec<&str> = out.lines().filter(|l| l.contains("compiler warning")).collect();
+        assert_eq!(
+            warnings,
+            vec![
+                "7 compiler warnings at src/lib.rs:3:5, src/bands.rs:3:9, src/lib.rs:24:9, src/lib.rs:12:5, \
+                 src/lib.rs:37:4, src/bands.rs:11:15 (16 lines: tokensieve show abc123 --grep '^warning|^ *--> ')"
+            ],
+            "{out}"
+        );
+        assert!(!out.contains("never used") && !out.contains("generated 7"), "{out}");
+        assert!(!out.contains("Compiling meter"), "{out}");
+        assert!(
+            out.contains("test tests::day_price ... FAILED") && out.contains(" right: \"high\""),
+            "{out}"
+        );
+        // the guard re-runs the command: every warning line is counted
+        assert_eq!(crate::text::guard::check(&out, &owned.src()), Ok(()));
+        // a run whose tests pass keeps its warnings as they are
+        let passing = text.replace("... FAILED", "... ok").replace("test result: FAILED", "test result: ok");
+        let owned = crate::text::guard::Owned::new(&passing);
+        let out = summarize_in(&passing, Some(&owned.src())).unwrap();
+        assert!(out.contains("warning: function `legacy_rate` is never used"), "{out}");
+        // without a stored raw nothing can be counted: as printed
+        assert!(summarize(text).unwrap().contains("warning: unused import: `std::fmt::Write`"));
     }
 
     #[test]
