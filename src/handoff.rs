@@ -54,7 +54,7 @@
 //!    would take more than 8× its text (`json::parse::too_dense`, one pass
 //!    counting values, members and string bytes; `[1,1,1,…]` is ~40×, small
 //!    minified records 20–30×, real CLI output under 8×) leaves the JSON path
-//!    (`pipeline::json_candidate`) and is read as text: its view shows the
+//!    (`pipeline::route`) and is read as text: its view shows the
 //!    start and gives the `show ID --jq` command that asks the stored
 //!    document. Peak RSS stays under 10× any single-line input.
 
@@ -187,8 +187,9 @@ impl Held<'_> {
     }
 }
 
-/// An output held whole: a large JSON document by the large path (its
-/// bytes let go, the stored copy standing in), else `deliver_bytes`.
+/// An output held whole: a large JSON document (`pipeline::route` says
+/// which) by the large path (its bytes let go, the stored copy standing
+/// in), else `deliver_bytes`, on the route already taken.
 fn deliver_held(
     edge: &Edge,
     hint: Option<&Hint>,
@@ -196,11 +197,18 @@ fn deliver_held(
     raw_store: &Store,
     started: Instant,
 ) -> io::Result<Receipt> {
-    let stored = match &*edge.held.borrow() {
-        Held::Bytes(raw) => large::store(raw, hint, settings, raw_store),
-        _ => None,
-    };
-    if let Some(stored) = stored {
+    {
+        let held = edge.held.borrow();
+        let Held::Bytes(raw) = &*held else { unreachable!("a whole output is held") };
+        let route = pipeline::route(raw, hint, &Call::new(settings));
+        let stored = match route {
+            pipeline::Route::Json { large: true, .. } => large::store(raw, raw_store),
+            _ => None,
+        };
+        let Some(stored) = stored else {
+            return deliver_bytes(edge, raw, route, hint, settings, raw_store, started);
+        };
+        drop(held);
         let Held::Bytes(raw) = edge.held.replace(Held::Stored(stored.object().clone())) else {
             unreachable!("only held bytes are stored")
         };
@@ -212,13 +220,16 @@ fn deliver_held(
     }
     let held = edge.held.borrow();
     let Held::Bytes(raw) = &*held else { unreachable!("the ordinary path holds its bytes") };
-    deliver_bytes(edge, raw, hint, settings, raw_store, started)
+    let route = pipeline::route(raw, hint, &Call::new(settings));
+    deliver_bytes(edge, raw, route, hint, settings, raw_store, started)
 }
 
-/// The ordinary path: the bytes rendered from memory.
+/// The ordinary path: the bytes rendered from memory, on their `route`.
+#[allow(clippy::too_many_arguments)]
 fn deliver_bytes(
     edge: &Edge,
     raw: &[u8],
+    route: pipeline::Route,
     hint: Option<&Hint>,
     settings: &Settings,
     raw_store: &Store,
@@ -243,7 +254,7 @@ fn deliver_bytes(
     };
     let (original, (rendered, result), (history, open_took)) = std::thread::scope(|s| {
         let side = s.spawn(side_work);
-        let rendered = pipeline::render_typed(raw, hint, settings);
+        let rendered = pipeline::render_routed(route, hint, settings);
         let (original, history, open_took) = side.join().unwrap_or_else(|_| side_work());
         (original, rendered, (history, open_took))
     });

@@ -19,21 +19,32 @@ pub fn render_typed(
     hint: Option<&Hint>,
     settings: &Call,
 ) -> (Option<Rendered>, Option<TypedResult>) {
-    let text = match route(raw, hint, settings) {
+    render_routed(route(raw, hint, settings), hint, settings)
+}
+
+/// `render_typed` for bytes whose `route` the caller already took (the
+/// handoff, which asks it whether a document takes the large path).
+pub fn render_routed(
+    route: Route,
+    hint: Option<&Hint>,
+    settings: &Call,
+) -> (Option<Rendered>, Option<TypedResult>) {
+    let text = match route {
         Route::Binary => return (None, None),
-        Route::Json(text) => match crate::json::parse(raw) {
+        Route::Json { text, .. } => match crate::json::parse::parse_text(text) {
             Some(value) => {
-                let rendered = render_focused(value, crate::json::Source::Bytes(raw), hint, settings);
+                let raw = crate::json::Source::Bytes(text.as_bytes());
+                let rendered = render_focused(value, raw, hint, settings);
                 return (Some(crate::json::with_status(rendered, hint.map(|h| h.exit_code))), None);
             }
             None => text,
         },
         Route::Text(text) => {
-            if crate::debug::enabled() && crate::json::parse::too_dense(raw) {
+            if crate::debug::enabled() && crate::json::parse::too_dense(text.as_bytes()) {
                 eprintln!(
                     "tokensieve: JSON whose tree would take over {}x its {} bytes: rendered as text",
                     crate::json::parse::MAX_TREE_RATIO,
-                    raw.len()
+                    text.len()
                 );
             }
             text
@@ -118,37 +129,41 @@ pub fn render_focused(
     }
 }
 
-/// Which path the bytes take, decided once, here.
-enum Route<'a> {
+/// Which path the bytes take, decided once, here: the empty, NUL and
+/// UTF-8 checks, JSON or text, and the large path, one pass each.
+pub enum Route<'a> {
     /// Empty, NUL bytes or invalid UTF-8: never touched.
     Binary,
-    /// The JSON path when it parses (else text).
-    Json(&'a str),
+    /// The JSON path when it parses (else text). `large`: `LARGE_JSON`
+    /// bytes or more that the parser reads as they are, for `handoff`'s
+    /// large path (parsed from a stored copy, the bytes let go first).
+    Json {
+        text: &'a str,
+        large: bool,
+    },
     Text(&'a str),
 }
 
-fn route<'a>(raw: &'a [u8], hint: Option<&Hint>, settings: &Call) -> Route<'a> {
+/// The route of `raw`. An excerpt (JSON lines past the capture cap) is
+/// some lines of a larger output: rendered as text, whose numbers speak of
+/// the whole. So is a command's log written as JSON lines of records: a
+/// log, its records quoted (`text::json_lines_log`).
+pub fn route<'a>(raw: &'a [u8], hint: Option<&Hint>, settings: &Call) -> Route<'a> {
     if raw.is_empty() || raw.contains(&0) {
         return Route::Binary;
     }
     let Ok(text) = std::str::from_utf8(raw) else { return Route::Binary };
-    if json_candidate_text(text, hint, settings) { Route::Json(text) } else { Route::Text(text) }
-}
-
-/// Whether `raw` takes the JSON path when it parses. An excerpt (JSON lines
-/// past the capture cap) is some lines of a larger output: rendered as
-/// text, whose numbers speak of the whole. So is a command's log written as
-/// JSON lines of records: a log, its records quoted (`text::json_lines_log`).
-pub fn json_candidate(raw: &[u8], hint: Option<&Hint>, settings: &Call) -> bool {
-    std::str::from_utf8(raw).is_ok_and(|text| json_candidate_text(text, hint, settings))
-}
-
-fn json_candidate_text(text: &str, hint: Option<&Hint>, settings: &Call) -> bool {
-    settings.excerpt.is_none()
+    let json = settings.excerpt.is_none()
         && !(hint.is_some() && crate::text::json_lines_log(text))
         // a large document whose tree would pass the memory bound: read as
         // text, whose view shows its start and the jq command that asks it
-        && !crate::json::parse::too_dense(text.as_bytes())
+        && !crate::json::parse::too_dense(raw);
+    match json {
+        true => {
+            Route::Json { text, large: raw.len() >= LARGE_JSON && crate::json::parse::readable_as_is(text) }
+        }
+        false => Route::Text(text),
+    }
 }
 
 /// Inputs from this size on take the JSON path from a stored copy when the
@@ -156,13 +171,6 @@ fn json_candidate_text(text: &str, hint: Option<&Hint>, settings: &Call) -> bool
 /// go before the tree is built). Below it the tree is small whatever its
 /// ratio, and parsing from memory is faster.
 pub const LARGE_JSON: usize = 1 << 20;
-
-/// Whether `raw` is a large JSON document for `handoff`'s large path:
-/// `LARGE_JSON` bytes or more, nothing for the scrubber to remove, and the
-/// JSON path's candidate.
-pub fn large_json(raw: &[u8], hint: Option<&Hint>, settings: &Call) -> bool {
-    raw.len() >= LARGE_JSON && crate::json::parse::readable_as_is(raw) && json_candidate(raw, hint, settings)
-}
 
 /// Past the budget, a view instead of the rendering (or of the text that
 /// would pass as it is), under the guard like any rendering.

@@ -64,6 +64,11 @@ fn fixtures(dir: &Path) -> Vec<PathBuf> {
     v
 }
 
+/// A must_keep line a report's fold rewrites (issue 26 rule 1): its place
+/// and values are listed on the fold line of its rule, not quoted as printed.
+const FOLDED: &str = "past the focus size a rule's findings fold: the line's place and values are on the fold line, \
+     not quoted as printed (scripts/fold-fidelity.py rebuilds it)";
+
 /// Captures that lose signal or miss a size target today: `set/name` and the
 /// kind of failure. Remove a row when its capture passes.
 const KNOWN_FAILURES: &[(&str, &str)] = &[
@@ -106,26 +111,33 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
     ),
     ("unfiltered/pydocstyle-ntheory", "not halved: every finding and its message line kept"),
     ("unfiltered/pydocstyle-werkzeug", "not halved: every finding and its message line kept"),
-    ("unfiltered/vulture-werkzeug", "not halved: a list of findings and nothing else"),
+    ("unfiltered/vulture-werkzeug", FOLDED),
+    ("unfiltered/jshint-katex-contrib", FOLDED),
+    ("unfiltered/jshint-vendored-js", FOLDED),
     (
         "unfiltered/rubocop-stdlib",
         "over the 25,000-char budget: findings past the view's share left to its command",
     ),
     // the held-out set (measured, not tuned on)
-    (
-        "unfiltered-heldout/codespell-sympy-sets",
-        "a run of 12 findings differing only in line numbers folds to first, last and every line number between",
-    ),
+    ("unfiltered-heldout/codespell-docutils", FOLDED),
+    ("unfiltered-heldout/codespell-sympy-sets", FOLDED),
+    ("unfiltered-heldout/csslint-katex", FOLDED),
     ("unfiltered-heldout/htmlhint-pydoc-html", "not halved: every finding and its message line kept"),
-    ("unfiltered-heldout/markdownlint-npm-readmes", "not halved: a list of findings and nothing else"),
-    ("unfiltered-heldout/python-importtime", "a table of 250 import times summarised: a middle row lost"),
+    ("unfiltered-heldout/markdownlint-npm-readmes", FOLDED),
+    // the second held-out set (measured, not tuned on)
+    (
+        "unfiltered-heldout2/jstack-thread-dump",
+        "not halved: a JVM thread dump reads as a document and passes whole",
+    ),
 ];
 
 /// Sets whose total savings are under the 80 % goal today.
 /// (pkg: terraform plans and apt plans keep every planned resource/package.)
-/// (unfiltered-heldout: findings of tools no filter names, each as printed,
-/// leave lists of findings near their size; 54 % with the default budget.)
-const SETS_UNDER_GOAL: &[&str] = &["build", "tests", "lint", "pkg", "search", "vcs", "unfiltered-heldout"];
+/// (unfiltered-heldout: lists of findings of tools no filter names, folded
+/// by rule with every place and value listed, still cost about half their
+/// size; unfiltered-heldout2: a JVM thread dump passes whole.)
+const SETS_UNDER_GOAL: &[&str] =
+    &["build", "tests", "lint", "pkg", "search", "vcs", "unfiltered-heldout", "unfiltered-heldout2"];
 
 fn check_dir(dir: &Path, min: usize) {
     let home = tempfile::tempdir().unwrap();

@@ -64,13 +64,9 @@ impl Stored {
     }
 }
 
-/// Stores `raw` when it takes this path: large, JSON as it is, a store to
-/// hold it. `None` for the ordinary path, which also says why a store that
-/// failed did.
-pub(super) fn store(raw: &[u8], hint: Option<&Hint>, settings: &Settings, store: &Store) -> Option<Stored> {
-    if !pipeline::large_json(raw, hint, &crate::settings::Call::new(settings)) {
-        return None;
-    }
+/// Stores `raw`, a document `pipeline::route` sent this way. `None` for
+/// the ordinary path: no store to hold it, or storing failed.
+pub(super) fn store(raw: &[u8], store: &Store) -> Option<Stored> {
     let store = store.clone();
     let started = Instant::now();
     let obj = store.plan(raw)?;

@@ -13,7 +13,11 @@ use super::scrubber::scrub;
 /// Parses `raw` as JSON. Only objects and arrays count: a bare scalar (a tool
 /// printing `42`) is left to the text path untouched.
 pub fn parse(raw: &[u8]) -> Option<Value> {
-    let text = std::str::from_utf8(raw).ok()?;
+    parse_text(std::str::from_utf8(raw).ok()?)
+}
+
+/// `parse` for text already known to be UTF-8 (the pipeline validated it).
+pub fn parse_text(text: &str) -> Option<Value> {
     let text = scrub(text);
     if !opens_container(&text) {
         return None;
@@ -25,8 +29,7 @@ pub fn parse(raw: &[u8]) -> Option<Value> {
 /// Whether `raw` is text the parser reads exactly as it is (UTF-8, nothing
 /// for the scrubber to remove) and could be JSON: such bytes can be parsed
 /// from a copy on disk (`parse_reader`) once `check` has read them.
-pub fn readable_as_is(raw: &[u8]) -> bool {
-    let Ok(text) = std::str::from_utf8(raw) else { return false };
+pub fn readable_as_is(text: &str) -> bool {
     matches!(scrub(text), Cow::Borrowed(t) if t.len() == text.len()) && opens_container(text)
 }
 

@@ -622,11 +622,16 @@ mod tests {
         assert_eq!(generic(&few, 4000), few);
         let lint = few.replace("moved to the new layout", "E302 expected 2 blank lines, found 1");
         assert_eq!(generic(&lint, 4000), lint);
-        // ten or more differing only in numbers: first and last as printed,
-        // every number between, the command that prints them all
+        // past the focus size, a report's findings of one rule fold: the
+        // first as printed, every number of the others, the command that
+        // prints them all; below it (or with focus off) each as printed
+        assert_eq!(generic(&moved, 4000), moved);
+        let owned = crate::text::guard::Owned::new(&moved);
+        let mut src = owned.src();
+        src.focus = Some(50);
         assert_eq!(
-            generic(&moved, 4000),
-            "app.py:11:1: moved to the new layout\n… 10 more like it, their numbers: 14; 17; 20; 23; 26; 29; 31; 40; 52; 60 (12 lines: tokensieve show abc123 --grep 'app\\.py:\\w+:\\w+: moved to the new layout')\napp.py:77:1: moved to the new layout\n"
+            render(&src, &settings(4000), Asked::Output).0,
+            "app.py:11:1: moved to the new layout\n… 11 more like it, their numbers: 14; 17; 20; 23; 26; 29; 31; 40; 52; 60; 77 (12 lines: tokensieve show abc123 --grep 'moved to the new layout')\n"
         );
         // the same run without a place folds, keeping its values
         let unplaced = moved.replace("app.py:", "step ");

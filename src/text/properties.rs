@@ -277,13 +277,14 @@ fn report_output() -> impl Strategy<Value = (String, Vec<String>)> {
         })
 }
 
-/// Whether `line` is in `out` folded: a fold line of ours holds every number
-/// of it, and a count line's grep prints it.
+/// Whether `line` is in `out` folded: a fold line of ours holds every value
+/// of it (numbers, quoted names), and a count line's grep prints it.
 fn folded(line: &str, raw: &str, out: &str, counts: &[(usize, String)]) -> bool {
-    let numbers: Vec<&str> = crate::text::generic::slots(line).iter().map(|&(a, b)| &line[a..b]).collect();
-    let fold = out
-        .lines()
-        .any(|l| l.contains("more like it, their numbers:") && numbers.iter().all(|v| l.contains(v)));
+    let values: Vec<&str> = crate::text::report::places(line).iter().map(|&(a, b)| &line[a..b]).collect();
+    let fold = out.lines().any(|l| {
+        (l.contains("more like it, their numbers:") || l.contains("more like it, their values:"))
+            && values.iter().all(|v| l.contains(v))
+    });
     fold && accounted(line, raw, out, counts)
 }
 

@@ -7,7 +7,14 @@
 //! `L: n | P: m` row, `M 88:4 name - D (23)`), or is a signal line of the
 //! ledger or a line with a problem word. In a report (findings make up a
 //! good share of the lines):
-//! - every finding is quoted as printed, never folded or counted;
+//! - every finding is quoted as printed, never counted; past the focus size
+//!   the findings of one rule (one template once numbers and quoted names
+//!   are set aside) fold from `FOLD_MIN` on: the first as printed, then
+//!   `… N more like it, their values: 37,1,"x"; 62,19,"y" (M lines:
+//!   tokensieve show ID --grep '…')`, every place and differing value of
+//!   the others listed; findings printed as short paragraphs (csslint's
+//!   file, place, message, source line) fold the same way, paragraph by
+//!   paragraph;
 //! - a finding's block stays whole: in a short paragraph (blank-line
 //!   separated) that holds one, every line but code excerpts stays
 //!   (bandit's issue header, severity and location); the line after a
@@ -64,6 +71,10 @@ static FINDING: Lazy<RegexSet> = Lazy::new(|| {
 static CODE: Lazy<regex::bytes::Regex> = Lazy::new(|| {
     ascii_regex(r"^(?:\[\w+\])?\s*>?\s*\d+\s+\|(?:\s|$)|^(?:\[\w+\])?\s+\|\s+[\^~]+\s*$|^\d+\t")
         .expect("valid code frame regex")
+});
+/// A finding's leading location: a path with a line (and column) number.
+static LOCATION: Lazy<regex::Regex> = Lazy::new(|| {
+    regex::Regex::new(r"^\S*?\.[A-Za-z]\w{0,9}:\d+(?:[:,]\d+)?:?").expect("valid location regex")
 });
 /// A rule line (`-----`, `=====`, `─────`): layout, not content.
 static RULE: Lazy<regex::bytes::Regex> =
@@ -184,6 +195,20 @@ pub fn render(src: &Source, blocks: &[Block]) -> Option<String> {
         }
     }
 
+    // findings printed as short paragraphs (csslint's file, place, message
+    // and source line): paragraphs of one template fold as lines do
+    // (only past the focus size: below it the findings are the answer whole)
+    let fold = crate::budget::past_focus(src.focus, &lines.join("\n"));
+    let mut skip = vec![false; n];
+    let mut folded: Vec<Option<Vec<String>>> = vec![None; n];
+    let records = if fold { finding_paragraphs(lines, &role, &found, &in_block) } else { Vec::new() };
+    for group in by_template(lines, &records).into_iter().filter(|g| g.len() >= FOLD_MIN) {
+        if let Some(shown) = fold_records(src, &group, false) {
+            group.iter().flatten().for_each(|&i| skip[i] = true);
+            folded[group[0][0]] = Some(shown);
+        }
+    }
+
     let mut out: Vec<String> = Vec::new();
     let mut code = 0usize;
     let mut last_header: Option<&str> = None;
@@ -192,6 +217,11 @@ pub fn render(src: &Source, blocks: &[Block]) -> Option<String> {
         if let Some(k) = in_block[i] {
             out.extend(blocks[k].render(lines));
             i = blocks[k].end;
+            continue;
+        }
+        if skip[i] {
+            out.extend(folded[i].take().unwrap_or_default());
+            i += 1;
             continue;
         }
         match role[i] {
@@ -205,7 +235,7 @@ pub fn render(src: &Source, blocks: &[Block]) -> Option<String> {
                 let end = (i..n).find(|&k| !(finding(k) || role[k] == Role::Code)).unwrap_or(n);
                 let members: Vec<usize> = (i..end).filter(|&k| finding(k)).collect();
                 code += (i..end).filter(|&k| role[k] == Role::Code && !lines[k].trim().is_empty()).count();
-                out.extend(group_findings(src, &members));
+                out.extend(group_findings(src, &members, fold));
                 last_header = None;
                 i = end;
             }
@@ -248,64 +278,239 @@ pub fn render(src: &Source, blocks: &[Block]) -> Option<String> {
     finish(out, lines)
 }
 
+/// The paragraphs (blank-line separated) that are one finding each: a
+/// finding and the lines printed with it, all kept, at most `BLOCK` of
+/// them, not only findings (a paragraph of finding lines is a run of them);
+/// each as its kept lines (code excerpts aside).
+fn finding_paragraphs(
+    lines: &[&str],
+    role: &[Role],
+    found: &[bool],
+    in_block: &[Option<usize>],
+) -> Vec<Vec<usize>> {
+    let n = lines.len();
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < n {
+        let end = (start..n).find(|&k| lines[k].trim().is_empty()).unwrap_or(n);
+        let text: Vec<usize> = (start..end).filter(|&k| role[k] != Role::Code).collect();
+        let whole = text.iter().all(|&k| role[k] == Role::Keep && in_block[k].is_none());
+        if (2..=BLOCK).contains(&text.len())
+            && whole
+            && text.iter().any(|&k| found[k])
+            && !text.iter().all(|&k| found[k])
+        {
+            out.push(text);
+        }
+        start = end + 1;
+    }
+    out
+}
+
 /// A run of findings this long, all of one shape (numbers aside), folds.
 const LONG_RUN: usize = 10;
+/// In a report, findings of one template (rule and message, places aside)
+/// fold from this many on, wherever they stand in it.
+const FOLD_MIN: usize = 4;
 
 /// Findings of one shape (lines `idx` of `src`), as shown: each as
 /// printed; a run of `LONG_RUN` or more keeps its first and last lines as
-/// printed and, for every line between, the numbers that tell it apart
+/// printed and, for every line between, the values that tell it apart
 /// (`… 58 more like it, their numbers: 10,5; 10,14; …`) with the command
 /// that prints them all: no finding is lost in a count. Without a stored
 /// output to point at (or a pattern that finds them all), each as printed.
 pub(crate) fn fold_findings(src: &Source, idx: &[usize]) -> Vec<String> {
-    let lines = &src.cleaned;
-    let members: Vec<&str> = idx.iter().map(|&i| lines[i]).collect();
-    let n = members.len();
-    let each = || members.iter().map(|l| l.to_string()).collect();
-    if n < LONG_RUN {
+    let records: Vec<Vec<usize>> = idx.iter().map(|&i| vec![i]).collect();
+    let each = || idx.iter().map(|&i| src.cleaned[i].to_string()).collect();
+    if idx.len() < LONG_RUN {
         return each();
     }
-    if members.iter().all(|l| *l == members[0]) {
-        return vec![format!("{} (×{n})", members[0])];
+    let first = src.cleaned[idx[0]];
+    if idx.iter().all(|&i| src.cleaned[i] == first) {
+        return vec![format!("{first} (×{})", idx.len())];
     }
-    let slots: Vec<Vec<(usize, usize)>> = members.iter().map(|l| generic::slots(l)).collect();
-    let places = slots[0].len();
-    if slots.iter().any(|s| s.len() != places) {
-        return each();
-    }
-    let Some(count) = guard::count_line(src, &guard::similar_pattern(members[0]), idx) else {
-        return each();
-    };
-    let value = |j: usize, k: usize| &members[j][slots[j][k].0..slots[j][k].1];
-    let varying: Vec<usize> = (0..places).filter(|&k| (1..n).any(|j| value(j, k) != value(0, k))).collect();
-    let values: Vec<String> =
-        (1..n - 1).map(|j| varying.iter().map(|&k| value(j, k)).collect::<Vec<_>>().join(",")).collect();
-    vec![
-        members[0].to_string(),
-        format!("… {} more like it, their numbers: {} {count}", n - 2, values.join("; ")),
-        members[n - 1].to_string(),
-    ]
+    fold_records(src, &records, true).unwrap_or_else(each)
 }
 
-/// Findings in a row (lines `idx`), grouped by shape in order of first
-/// appearance when some shape has `LONG_RUN` members (each group through
-/// `fold_findings`); otherwise as printed.
-fn group_findings(src: &Source, idx: &[usize]) -> Vec<String> {
-    let lines = &src.cleaned;
-    let mut order: Vec<String> = Vec::new();
-    let mut groups: std::collections::HashMap<String, Vec<usize>> = std::collections::HashMap::new();
-    for &i in idx {
-        let shape = generic::shape(lines[i]);
-        let g = groups.entry(shape.clone()).or_default();
-        if g.is_empty() {
-            order.push(shape);
+/// Where a finding's values sit: each quoted name (`'x'`, `"x"`, `` `x` ``,
+/// the quote not inside a word: `doesn't` opens nothing) and each number or
+/// hex id outside them. Byte ranges, in order.
+pub(crate) fn places(line: &str) -> Vec<(usize, usize)> {
+    let b = line.as_bytes();
+    let word = |c: Option<&u8>| c.is_some_and(u8::is_ascii_alphanumeric);
+    let mut quoted = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let q = b[i];
+        if matches!(q, b'\'' | b'"' | b'`') && !word(i.checked_sub(1).and_then(|k| b.get(k))) {
+            let close = b[i + 1..].iter().position(|&c| c == q).map(|len| i + len + 2);
+            if let Some(end) = close.filter(|&end| !word(b.get(end))) {
+                quoted.push((i, end));
+                i = end;
+                continue;
+            }
         }
-        g.push(i);
+        i += 1;
     }
-    if groups.values().all(|g| g.len() < LONG_RUN) {
+    let mut out: Vec<(usize, usize)> = generic::slots(line)
+        .into_iter()
+        .filter(|&(s, e)| !quoted.iter().any(|&(qs, qe)| s < qe && e > qs))
+        .collect();
+    out.extend(quoted);
+    out.sort_unstable();
+    out
+}
+
+/// The line with each of its `places` masked: findings of one rule and
+/// message share it.
+fn template(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut copied = 0;
+    for (s, e) in places(line) {
+        out.push_str(&line[copied..s]);
+        out.push('\u{1}');
+        copied = e;
+    }
+    out.push_str(&line[copied..]);
+    out
+}
+
+/// Literal chars of a fold's grep pattern: enough to name the rule.
+const PATTERN_CHARS: usize = 48;
+
+/// A pattern matching `line` and the lines of its template: literal parts
+/// escaped, each number `\w+`, each quoted name any quoted text; leading
+/// indentation and what follows `PATTERN_CHARS` literal chars left out.
+fn template_pattern(line: &str) -> String {
+    // a leading location (`path/to/file.rb:12:3:`) names the place, not the
+    // rule: the pattern starts after it (shorter, and one rule's findings
+    // in every file)
+    let body = line.trim_start();
+    let body = match LOCATION.find(body) {
+        Some(m) if body[m.end()..].trim().len() >= 8 => body[m.end()..].trim_start(),
+        _ => body,
+    };
+    let mut out = String::new();
+    let mut copied = 0;
+    let mut used = 0;
+    let mut literal = |text: &str, out: &mut String| -> bool {
+        let take: String = text.chars().take(PATTERN_CHARS.saturating_sub(used)).collect();
+        used += take.chars().count();
+        out.push_str(&regex::escape(&take));
+        used >= PATTERN_CHARS
+    };
+    for (s, e) in places(body) {
+        if literal(&body[copied..s], &mut out) {
+            return out;
+        }
+        out.push_str(match body.as_bytes()[s] {
+            b'\'' => r"\x27[^\x27]*\x27",
+            b'"' => r#""[^"]*""#,
+            b'`' => r"`[^`]*`",
+            _ => r"\w+",
+        });
+        copied = e;
+    }
+    literal(&body[copied..], &mut out);
+    out
+}
+
+/// Records of one template (each a finding's lines, line for line of one
+/// template), as shown: the first (and with `last` the last) as printed,
+/// for each other one the values that tell it apart (`… 48 more like it, their values:
+/// 5,14,3; 9,14,3 (…)`), and for every line position holding a finding or
+/// a signal line the command that prints all of them. `None` when no such
+/// command can be given (nothing stored, or a pattern that misses one).
+fn fold_records(src: &Source, records: &[Vec<usize>], last: bool) -> Option<Vec<String>> {
+    let lines = &src.cleaned;
+    let n = records.len();
+    let width = records.first()?.len();
+    let at: Vec<Vec<Vec<(usize, usize)>>> =
+        records.iter().map(|r| r.iter().map(|&i| places(lines[i])).collect()).collect();
+    if n < 3 || at.iter().any(|r| r.len() != width || (0..width).any(|k| r[k].len() != at[0][k].len())) {
+        return None;
+    }
+    let value = |j: usize, k: usize, p: usize| {
+        let (s, e) = at[j][k][p];
+        &lines[records[j][k]][s..e]
+    };
+    let varying: Vec<(usize, usize)> = (0..width)
+        .flat_map(|k| (0..at[0][k].len()).map(move |p| (k, p)))
+        .filter(|&(k, p)| (1..n).any(|j| value(j, k, p) != value(0, k, p)))
+        .collect();
+    let mut counts = Vec::new();
+    for k in 0..width {
+        let column: Vec<usize> = records.iter().map(|r| r[k]).collect();
+        let marked = |i: usize| src.ledger.kind(i).is_some() || is_finding(lines[i]);
+        if k == 0 || column.iter().any(|&i| marked(i)) {
+            counts.push(guard::count_line(src, &template_pattern(lines[column[0]]), &column)?);
+        }
+    }
+    if counts.len() > 1 {
+        // the first line's count only when it names what the others do not
+        let first = records.iter().map(|r| r[0]).collect::<Vec<_>>();
+        if !first.iter().any(|&i| src.ledger.kind(i).is_some() || is_finding(lines[i])) {
+            counts.remove(0);
+        }
+    }
+    let quoted =
+        varying.iter().any(|&(k, p)| !lines[records[0][k]].as_bytes()[at[0][k][p].0].is_ascii_alphanumeric());
+    let shown = if last { n - 1 } else { n };
+    let values: Vec<String> = (1..shown)
+        .map(|j| varying.iter().map(|&(k, p)| value(j, k, p)).collect::<Vec<_>>().join(","))
+        .collect();
+    let mut out: Vec<String> = records[0].iter().map(|&i| lines[i].to_string()).collect();
+    out.push(format!(
+        "… {} more like it, their {}: {} {}",
+        shown - 1,
+        if quoted { "values" } else { "numbers" },
+        values.join("; "),
+        counts.join(" ")
+    ));
+    if last {
+        out.extend(records[n - 1].iter().map(|&i| lines[i].to_string()));
+    }
+    Some(out)
+}
+
+/// Findings in a row (lines `idx`), grouped by template (rule and message,
+/// places aside) in order of first appearance when some template has
+/// `FOLD_MIN` members (each such group through `fold_records`) and `fold`
+/// (the report is past the focus size); otherwise as printed.
+fn group_findings(src: &Source, idx: &[usize], fold: bool) -> Vec<String> {
+    let lines = &src.cleaned;
+    let records: Vec<Vec<usize>> = idx.iter().map(|&i| vec![i]).collect();
+    let groups = by_template(lines, &records);
+    if !fold || groups.iter().all(|g| g.len() < FOLD_MIN) {
         return idx.iter().map(|&i| lines[i].to_string()).collect();
     }
-    order.iter().flat_map(|s| fold_findings(src, &groups[s])).collect()
+    groups.iter().flat_map(|g| fold_group(src, g)).collect()
+}
+
+/// Records grouped by the templates of their lines, in order of first
+/// appearance.
+fn by_template(lines: &[&str], records: &[Vec<usize>]) -> Vec<Vec<Vec<usize>>> {
+    let mut order: Vec<Vec<Vec<usize>>> = Vec::new();
+    let mut seen: std::collections::HashMap<Vec<String>, usize> = std::collections::HashMap::new();
+    for r in records {
+        let key: Vec<String> = r.iter().map(|&i| template(lines[i])).collect();
+        let k = *seen.entry(key).or_insert_with(|| {
+            order.push(Vec::new());
+            order.len() - 1
+        });
+        order[k].push(r.clone());
+    }
+    order
+}
+
+/// A group of records as shown: folded from `FOLD_MIN` on when it can be,
+/// else each record as printed.
+fn fold_group(src: &Source, group: &[Vec<usize>]) -> Vec<String> {
+    let each = || group.iter().flatten().map(|&i| src.cleaned[i].to_string()).collect();
+    if group.len() < FOLD_MIN {
+        return each();
+    }
+    fold_records(src, group, false).unwrap_or_else(each)
 }
 
 /// `(WHAT: tokensieve show ID --lines A:B)`, the range 1-based.
@@ -492,6 +697,81 @@ mod tests {
         let out = report(&text).expect("a report");
         assert_eq!(out.matches("a.py:1 at module level:").count(), 1, "{out}");
         assert_eq!(out.matches("        D400: First line should end with a period").count(), 3, "{out}");
+    }
+
+    /// `report` with the focus size at `focus` tokens.
+    fn report_focused(text: &str, focus: usize) -> Option<String> {
+        let owned = Owned::new(text);
+        let mut src = owned.src();
+        src.focus = Some(focus);
+        render(&src, &crate::text::blocks::find(&src.cleaned))
+    }
+
+    #[test]
+    fn findings_of_one_rule_fold_with_every_place_and_value() {
+        let mut text = String::from("Linting docs\n");
+        for k in 0..12 {
+            text.push_str(&format!(
+                "docs/a.md:{}:{} error MD034/no-bare-urls Bare URL used [Context: \"http://h{k}.org\"]\n",
+                30 + k,
+                k % 3 + 1
+            ));
+            if k % 4 == 0 {
+                text.push_str(&format!(
+                    "docs/a.md:{} error MD041/first-line-heading First line in a file should be a heading\n",
+                    k + 1
+                ));
+            }
+        }
+        text.push_str("12 errors\n");
+        let out = report_focused(&text, 100).expect("a report");
+        // first and last as printed, every other place and quoted value listed
+        assert!(out.contains("docs/a.md:30:1 error MD034/no-bare-urls Bare URL used [Context: \"http://h0.org\"]\n… 11 more like it, their values: 31,2,\"http://h1.org\"; 32,3,\"http://h2.org\"; "), "{out}");
+        assert!(out.contains("; 41,3,\"http://h11.org\" (12 lines: "), "{out}");
+        assert!(out.contains(r#"(12 lines: tokensieve show abc123 --grep 'error M\w+/no\-bare\-urls Bare URL used \[Context: "[^"]*"\]')"#), "{out}");
+        // three of the other rule: under the fold size, each as printed
+        for k in [1, 5, 9] {
+            assert!(out.contains(&format!("docs/a.md:{k} error MD041/first-line-heading")), "{out}");
+        }
+        assert!(out.contains("12 errors"), "{out}");
+        // below the focus size the findings are the answer whole
+        let whole = report_focused(&text, 100_000).expect("a report");
+        assert!(whole.contains("docs/a.md:35:3 error MD034/no-bare-urls"), "{whole}");
+        assert!(!whole.contains("more like it"), "{whole}");
+    }
+
+    #[test]
+    fn finding_paragraphs_of_one_template_fold_together() {
+        let mut text = String::from("\ncsslint: There are 30 problems in site.css.\n\n");
+        for k in 1..=30 {
+            let (msg, src) = if k % 2 == 0 {
+                ("Unknown property 'font-display'.", "  font-display: block;")
+            } else {
+                ("Rule doesn't have all its properties in alphabetical order.", "@font-face {")
+            };
+            text.push_str(&format!(
+                "site.css\n{k}: warning at line {}, col {}\n{msg}\n{src}\n\n",
+                7 * k,
+                k % 4 + 1
+            ));
+        }
+        let out = report_focused(&text, 100).expect("a report");
+        // each template: its first record as printed, the places of the rest
+        assert!(out.contains("site.css\n2: warning at line 14, col 3\nUnknown property 'font-display'.\n  font-display: block;\n… 14 more like it, their numbers: 4,28,1; 6,42,3;"), "{out}");
+        assert!(out.contains("site.css\n1: warning at line 7, col 2\nRule doesn't have"), "{out}");
+        assert!(out.contains("; 30,210,3 (30 lines: "), "{out}");
+        assert!(
+            out.contains("(30 lines: tokensieve show abc123 --grep '\\w+: warning at line \\w+, col \\w+')"),
+            "{out}"
+        );
+        assert!(out.len() < text.len() / 2, "{out}");
+    }
+
+    #[test]
+    fn places_are_numbers_and_quoted_names() {
+        let l = "a.py:12: unused variable 'x_1' (100% confidence) don't `y`";
+        let got: Vec<&str> = places(l).iter().map(|&(s, e)| &l[s..e]).collect();
+        assert_eq!(got, ["12", "'x_1'", "100", "`y`"]);
     }
 
     #[test]

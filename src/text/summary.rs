@@ -139,6 +139,7 @@ fn outliers(
     shown: &std::collections::HashSet<usize>,
 ) -> Vec<(usize, Vec<String>)> {
     let lines = &src.cleaned;
+    let middle = range.clone();
     let mut seen: HashMap<&str, usize> = HashMap::new();
     for item in items {
         if let Item::Run(r) = item {
@@ -193,6 +194,97 @@ fn outliers(
             }
         }
     }
+    let shown_now: std::collections::HashSet<usize> = out.iter().map(|o| o.0).collect();
+    let top = largest_rows(lines, items, range_lines(&items[middle]));
+    out.extend(
+        top.into_iter()
+            .filter(|i| !shown.contains(i) && !shown_now.contains(i))
+            .map(|i| (i, vec![format!("L{}: {}", src.line_no(i), cut(lines[i]))])),
+    );
+    out
+}
+
+/// The lines of the folded runs of `items`.
+fn range_lines(items: &[Item]) -> Vec<usize> {
+    items
+        .iter()
+        .filter_map(|item| match item {
+            Item::Run(r) => Some(r.members.iter().copied()),
+            Item::Block(_) => None,
+        })
+        .flatten()
+        .collect()
+}
+
+/// A time of day or a date: a log line's stamp.
+static STAMP: once_cell::sync::Lazy<regex::Regex> = once_cell::sync::Lazy::new(|| {
+    regex::Regex::new(r"\d\d:\d\d:\d\d|\d{4}-\d\d-\d\d|\d\d/\w{3}/\d{4}").expect("valid stamp regex")
+});
+
+/// A table's rows: at least this many lines of one column skeleton...
+const TABLE_MIN: usize = 20;
+/// ...of which the rows with the largest value of each numeric column (at
+/// most `TOP_COLUMNS` of them) are shown, `TOP_ROWS` a column.
+const TOP_ROWS: usize = 5;
+const TOP_COLUMNS: usize = 6;
+
+/// A line's column skeleton: each blank-separated word a `#` when it is a
+/// number, itself when it is punctuation, `w` otherwise (`import time: # |
+/// # | w`, `w # # # w`): the rows of one table share it, whatever names
+/// they hold.
+fn skeleton(line: &str) -> String {
+    line.split_whitespace()
+        .map(|w| {
+            if number(w).is_some() {
+                "#"
+            } else if w.chars().all(|c| c.is_ascii_punctuation()) {
+                w
+            } else {
+                "w"
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A word that is a plain decimal number (`12`, `0.5`, `1,234` aside).
+fn number(word: &str) -> Option<f64> {
+    let w = word.trim_end_matches([',', ';']);
+    (w.bytes().any(|b| b.is_ascii_digit()) && w.bytes().all(|b| b.is_ascii_digit() || b == b'.'))
+        .then(|| w.parse().ok())
+        .flatten()
+}
+
+/// Among `among`, the rows of the output's tables (`TABLE_MIN` lines of one
+/// skeleton with a number column) that hold a column's largest values: the
+/// slowest import, the biggest process, what such a table is read for.
+fn largest_rows(lines: &[&str], items: &[Item], among: Vec<usize>) -> Vec<usize> {
+    let among: std::collections::HashSet<usize> = among.into_iter().collect();
+    let mut tables: HashMap<String, Vec<usize>> = HashMap::new();
+    for i in range_lines(items) {
+        if !lines[i].trim().is_empty() && lines[i].len() <= 300 {
+            tables.entry(skeleton(lines[i])).or_default().push(i);
+        }
+    }
+    let mut out = Vec::new();
+    // a log's lines are events, stamped with a time: not a table's rows
+    let stamped = |i: &usize| STAMP.is_match(lines[*i]);
+    for (skel, rows) in
+        tables.into_iter().filter(|(_, rows)| rows.len() >= TABLE_MIN && !rows.iter().any(stamped))
+    {
+        let columns = skel.split(' ').filter(|w| *w == "#").count();
+        for c in 0..columns.min(TOP_COLUMNS) {
+            let value = |i: usize| lines[i].split_whitespace().filter_map(number).nth(c).unwrap_or(f64::MIN);
+            let mut ranked: Vec<usize> = rows.clone();
+            ranked.sort_by(|&a, &b| value(b).total_cmp(&value(a)).then(a.cmp(&b)));
+            if value(ranked[0]) == value(ranked[ranked.len() - 1]) {
+                continue;
+            }
+            out.extend(ranked.into_iter().take(TOP_ROWS).filter(|i| among.contains(i)));
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
     out
 }
 

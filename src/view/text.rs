@@ -57,7 +57,7 @@ pub fn text(text: &str, summary: Option<Shape>, hint: Option<&Hint>, settings: &
     {
         footer.push(format!("# signal lines: {c}"));
     }
-    // JSON read as text (too dense to hold as a tree, `pipeline::json_candidate`):
+    // JSON read as text (too dense to hold as a tree, `pipeline::route`):
     // the stored document answers jq filters
     // (validated without building one: a log opening with `[INFO]` is not)
     let json = from_raw
