@@ -155,10 +155,13 @@
 //!      (nothing asked for a document or a file) still gets its stack traces
 //!      as blocks (below: library frames counted).
 //!    - A log is folded: identical runs → `line (×N)`; runs of 3+ lines that
-//!      differ only in numbers/hex ids keep their distinguishing values in
+//!      differ only in numbers/hex ids keep every distinguishing value in
 //!      place (`app.py:11,14,17:1: E302 … (×3 similar)`, times, durations and
-//!      percentages aside) when one or two places vary, else
-//!      `first (×N similar)`, and the run's last line follows as printed; a run
+//!      percentages aside) where one or two places vary, the run's last line
+//!      after them as printed (never twice); a run where more vary is cut
+//!      into such pieces, or, when they would be mostly single lines, reads
+//!      `first (×N similar: tokensieve show ID --lines A:B)` and its last
+//!      line (`generic`: a fold never drops a value it stands for); a run
 //!      of similar ledger lines keeps its first line, then `… N more like it:`
 //!      its values and a count line (or every line when short or when no count
 //!      line can be given); keyword
@@ -738,7 +741,13 @@ mod real_outputs {
             "{}",
             r.text
         );
-        assert!(r.text.contains("src/lib.rs: test result: FAILED. 1 passed; 2 failed"), "{}", r.text);
+        // the binary's `Running` line, then its result, both as printed
+        assert!(
+            r.text.contains("     Running unittests src/lib.rs (")
+                && r.text.contains("\ntest result: FAILED. 1 passed; 2 failed"),
+            "{}",
+            r.text
+        );
     }
 
     #[test]

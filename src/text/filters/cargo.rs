@@ -1,9 +1,12 @@
 //! cargo build/check/clippy/test (and rustc itself): rustc diagnostics compacted to header,
-//! `--> path:line:col: labels`, an error's source line, notes and helps
-//! (the rest of code frames, std locations and suggestion diffs dropped); dependency compile lines counted; libtest
+//! ` --> path:line:col`, an error's source line and labels, `= note:`/
+//! `= help:` lines and helps, each quoted as printed (the rest of
+//! code frames, std locations and suggestion diffs dropped; nothing
+//! reworded); dependency compile lines counted; libtest
 //! output reduced to failing tests, their panics (message, left/right, user
 //! frames: the `N: function` line and its `at path:line:col` line, each as
-//! printed) and every `test result:` line, named by its test target.
+//! printed) and every `test result:` line, a failing binary's after its
+//! `Running` line (as printed, once, before the first line of it shown).
 
 use std::collections::{HashMap, HashSet};
 
@@ -87,7 +90,9 @@ fn summarize_in(text: &str, src: Option<&Source>) -> Option<String> {
     let mut out: Vec<String> = Vec::new();
     let mut anchored = false;
     let mut deps = 0usize;
-    let mut target = String::new();
+    // the test binary whose output comes next (`Running …`, `Doc-tests …`),
+    // quoted as printed before the first line of it that is shown
+    let mut running: Option<&str> = None;
     // diagnostics with the same header are shown once, with every location
     let mut diags: Vec<(Vec<String>, usize)> = Vec::new();
     let mut body_seen: Vec<HashSet<String>> = Vec::new();
@@ -134,16 +139,9 @@ fn summarize_in(text: &str, src: Option<&Source>) -> Option<String> {
         if verb == "Finished" || verb == "Executable" {
             anchored = true;
             out.push(line.to_string());
-        } else if verb == "Running" && line.starts_with(' ') {
+        } else if verb == "Running" && line.starts_with(' ') || t.starts_with("Doc-tests ") {
             anchored = true;
-            // "Running tests/x.rs (target/debug/deps/x-hash)" → "tests/x.rs"
-            target = t.trim_start_matches("Running").trim().split(" (").next().unwrap_or("").to_string();
-            if target.starts_with("unittests ") {
-                target = target.trim_start_matches("unittests ").to_string();
-            }
-        } else if t.starts_with("Doc-tests ") {
-            anchored = true;
-            target = t.to_string();
+            running = Some(line);
         } else if DIAG_HEADER.is_match(line) {
             anchored = true;
             let mut block = Vec::new();
@@ -184,13 +182,16 @@ fn summarize_in(text: &str, src: Option<&Source>) -> Option<String> {
             anchored = true;
             if rest.ends_with(" ok") || rest.ends_with(" ignored") || rest.contains(" ... ignored") {
                 // passing tests: the `test result:` line counts them
-            } else if rest.starts_with("result: ") {
-                out.push(if target.is_empty() { line.to_string() } else { format!("{target}: {line}") });
             } else {
+                // a failing test or the binary's `test result:` line; a
+                // binary that passed is not named (its line says `ok`)
+                let named = running.take().filter(|_| !rest.starts_with("result: ok."));
+                out.extend(named.map(str::to_string));
                 out.push(line.to_string());
             }
         } else if line == "failures:" {
             anchored = true;
+            out.extend(running.take().map(str::to_string));
             i = failures(&lines, i + 1, &mut out);
             continue;
         } else if line.starts_with("Some errors have detailed explanations")
@@ -285,8 +286,8 @@ pub fn diagnostic(lines: &[&str], start: usize, out: &mut Vec<String>) -> usize 
     // printed); a warning's frame goes with the rest
     let is_error = lines[start].starts_with("error");
     let mut source_kept = true;
-    let mut loc_at: Option<usize> = None;
-    let mut labelled = false;
+    // the last location was the user's (its labels are kept)
+    let mut located = false;
     let mut skipping = false;
     let mut i = start + 1;
     while i < lines.len() {
@@ -301,7 +302,7 @@ pub fn diagnostic(lines: &[&str], start: usize, out: &mut Vec<String>) -> usize 
             skipping = next_is_lib || line.starts_with("help: to override");
             if !skipping {
                 out.push(line.to_string());
-                loc_at = None;
+                located = false;
             }
             i += 1;
             continue;
@@ -313,33 +314,31 @@ pub fn diagnostic(lines: &[&str], start: usize, out: &mut Vec<String>) -> usize 
         if let Some(c) = ARROW.captures(line) {
             let path = c[1].trim();
             if is_library_path(path) {
-                loc_at = None;
+                located = false;
             } else {
-                // quoted as printed (` --> src/a.rs:4:27`), the code frame's labels after it
+                // quoted as printed (` --> src/a.rs:4:27`)
                 out.push(line.to_string());
-                loc_at = Some(out.len() - 1);
-                labelled = false;
+                located = true;
                 source_kept = !is_error;
             }
         } else if let Some(note) = line.trim_start().strip_prefix("= ") {
             if !note.contains("for further information visit") && !note.starts_with("help: to override") {
-                out.push(note.to_string());
+                out.push(line.to_string());
             }
         } else if SUGGESTION.is_match(line) {
         } else if let Some(g) = GUTTER.captures(line) {
             if g.get(1).is_some() && !std::mem::replace(&mut source_kept, true) {
                 out.push(line.to_string());
-            } else if g.get(1).is_none()
-                && let Some(label) = label_of(&line[g.get(0).unwrap().end()..])
-                && let Some(at) = loc_at
+            } else if is_error && located && g.get(1).is_none() && has_label(&line[g.get(0).unwrap().end()..])
             {
-                out[at].push_str(if labelled { "; " } else { ": " });
-                out[at].push_str(&label);
-                labelled = true;
+                // an error's labels (`  |     ^ expected `u32``: what is
+                // wrong, under the line kept above), as printed; a
+                // warning's repeat its `help:`/`note:` and go
+                out.push(line.to_string());
             }
         } else {
-            // continuation of a note (`found enum ...`)
-            out.push(line.trim().to_string());
+            // continuation of a note (`found enum ...`), as printed
+            out.push(line.to_string());
         }
         i += 1;
     }
@@ -356,14 +355,11 @@ fn is_status(line: &str) -> bool {
         && (PROGRESS.contains(&verb) || matches!(verb, "Finished" | "Running" | "Executable"))
 }
 
-/// The text of a label line (`^^^ expected u32`), without the marker art.
-fn label_of(rest: &str) -> Option<String> {
+/// Whether the rest of a gutter line (`^^^ expected u32`) carries a label,
+/// not only the marker art.
+fn has_label(rest: &str) -> bool {
     let text = rest.trim_start_matches(|c: char| " ^-~_|+.│╰╭─┬┴".contains(c) || c == '\'');
-    let text = text.trim();
-    if text.is_empty() || text.chars().all(|c| "^-~_|+ │".contains(c)) {
-        return None;
-    }
-    Some(text.to_string())
+    !text.trim().chars().all(|c| "^-~_|+ │".contains(c))
 }
 
 /// The output nextest captured for a failing test, from `start` to the
@@ -456,7 +452,7 @@ mod tests {
         let out = summarize(text).unwrap();
         assert_eq!(
             out,
-            "error[E0308]: mismatched types\n --> src/lib.rs:4:27: expected `u32`, found `i64`\n4 |     x = y + z;\nerror: could not compile `k` (lib) due to 1 previous error\n"
+            "error[E0308]: mismatched types\n --> src/lib.rs:4:27\n4 |     x = y + z;\n  |             ^ expected `u32`, found `i64`\nerror: could not compile `k` (lib) due to 1 previous error\n"
         );
     }
 
@@ -464,7 +460,8 @@ mod tests {
     fn std_help_blocks_are_dropped() {
         let text = "error[E0277]: cannot add\n --> src/a.rs:1:2\n  |\n  = help: the trait `Add` is not implemented\nhelp: the following other types implement trait\n --> /rustc/abc/library/core/src/ops/arith.rs:99:8\n  |\n  = note: `u32` implements `Add`\n";
         let out = summarize(text).unwrap();
-        assert!(out.contains("help: the trait `Add` is not implemented"));
+        // quoted as printed, `= ` and indentation included
+        assert!(out.contains("\n  = help: the trait `Add` is not implemented\n"), "{out}");
         assert!(!out.contains("arith.rs") && !out.contains("implements `Add`"), "{out}");
     }
 
@@ -505,6 +502,40 @@ mod tests {
         assert!(!out.contains("panicking.rs"), "{out}");
         let owned = crate::text::guard::Owned::new(text);
         assert_eq!(crate::text::guard::check(&out, &owned.src()), Ok(()));
+    }
+
+    /// Issue 26 rule 7 on real cargo output: every line of the summary is a
+    /// line of the output as printed (indentation included), a header
+    /// followed by its `(×N)` repeat count, or a line of ours in parentheses.
+    #[test]
+    fn real_output_is_quoted_never_reworded() {
+        let real = [
+            include_str!("../../../fixtures/text/cargo-build-fail.txt"),
+            include_str!("../../../fixtures/text/cargo-build-fail-color.txt"),
+            include_str!("../../../fixtures/text/cargo-clippy-warnings.txt"),
+            include_str!("../../../fixtures/text/cargo-test-fail.txt"),
+            include_str!("../../../fixtures/text/cargo-test-pass.txt"),
+            include_str!("../../../fixtures/text/local/build/cargo-build-notes.txt"),
+            include_str!("../../../fixtures/text/local/cargo-build-real.txt"),
+            include_str!("../../../fixtures/text/local/cargo-clippy-real.txt"),
+            include_str!("../../../fixtures/text/local/cargo-test-real.txt"),
+            include_str!("../../../fixtures/text/local/clippy-pedantic.txt"),
+            include_str!("../../../fixtures/text/local/heldout/cargo-test-doctest-fail.txt"),
+            include_str!("../../../fixtures/text/local/tests/nextest-no-fail-fast.txt"),
+        ];
+        let ours = Regex::new(r"^\s*\((?:compiled \d+ dependencies|\d+ framework frames?)\)$").unwrap();
+        for raw in real {
+            let text = crate::text::clean::clean(raw);
+            let printed: HashSet<&str> = text.lines().collect();
+            let out = summarize(&text).unwrap();
+            for line in out.lines() {
+                let header = line.rsplit_once(" (×").map_or(line, |(h, _)| h);
+                assert!(
+                    printed.contains(line) || printed.contains(header) || ours.is_match(line),
+                    "reworded: {line:?}\n{out}"
+                );
+            }
+        }
     }
 
     #[test]
