@@ -41,11 +41,12 @@ const MAX_VALUES: usize = 12;
 const DOC_REPEAT: usize = 3;
 
 // Whole words only: `libgpg-error-dev` or `error_count` are not errors, a
-// CamelCase `ValueError` is.
+// CamelCase `ValueError` is. A deadlock is a problem in any log (issue 26
+// rule 5: PostgreSQL's `process N detected deadlock` is a `LOG:` line).
 static KEYWORD: Lazy<Regex> = Lazy::new(|| {
     Regex::new(concat!(
         r"(?i:(?:^|[^\w-])(?:error|errors|err|warn|warning|warnings|fail|fails|failed|failing|failure|failures|fatal|",
-        r"exception|exceptions|panic|panicked|traceback|critical)(?:$|[^\w-]))|[a-z](?:Error|Exception)\b"
+        r"exception|exceptions|panic|panicked|traceback|critical|deadlock|deadlocked)(?:$|[^\w-]))|[a-z](?:Error|Exception)\b"
     ))
     .expect("valid keyword regex")
 });
@@ -60,8 +61,20 @@ pub(crate) const KEYWORDS: &[&str] = &["error", "warn", "fail", "exception", "pa
 /// matches as the Kelvin sign and the long s). Most lines of a log contain
 /// none, and this one SIMD scan rejects them before the two regexes run.
 static SIGNAL_STEMS: Lazy<AhoCorasick> = Lazy::new(|| {
-    let stems =
-        ["err", "warn", "fail", "fatal", "exception", "panic", "traceb", "critical", "http/", "tatu", "code"];
+    let stems = [
+        "err",
+        "warn",
+        "fail",
+        "fatal",
+        "exception",
+        "panic",
+        "traceb",
+        "critical",
+        "deadlock",
+        "http/",
+        "tatu",
+        "code",
+    ];
     AhoCorasick::builder().ascii_case_insensitive(true).build(stems).expect("valid stems")
 });
 

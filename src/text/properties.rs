@@ -325,3 +325,130 @@ proptest! {
         }
     }
 }
+
+/// A formatter's `--check --diff` output (black, isort): per file a
+/// `--- a`/`+++ b` header, hunks of unchanged/removed/added lines, and the
+/// tool's `would reformat` lines; the files and their hunk counts.
+fn formatter_diff() -> impl Strategy<Value = (String, Vec<String>, Vec<String>)> {
+    prop::collection::vec((word(), prop::collection::vec((1u32..400, 2usize..30), 1..4)), 2..6).prop_map(
+        |files| {
+            let mut out = String::new();
+            let mut names = Vec::new();
+            let mut tool = Vec::new();
+            for (k, (w, hunks)) in files.into_iter().enumerate() {
+                let name = format!("pkg/{w}_{k}.py");
+                out.push_str(&format!(
+                    "--- {name}\t2026-11-27 03:00:00+00:00\n+++ {name}\t2026-11-27 03:00:01+00:00\n"
+                ));
+                for (at, len) in hunks {
+                    out.push_str(&format!("@@ -{at},{len} +{at},{len} @@\n"));
+                    for j in 0..len {
+                        out.push_str(&format!(" def {w}_{j}(x):\n-    return x+{j}\n+    return x + {j}\n"));
+                    }
+                }
+                let line = format!("would reformat {name}");
+                out.push_str(&line);
+                out.push('\n');
+                tool.push(line);
+                names.push(name);
+            }
+            out.push_str(&format!("Oh no! 💥 💔 💥\n{} files would be reformatted.\n", names.len()));
+            (out, names, tool)
+        },
+    )
+}
+
+/// The `--lines A:B` range a rendering gives for `name`'s diff.
+fn diff_range(out: &str, name: &str) -> Option<(usize, usize)> {
+    let re = Regex::new(&format!(r"\(diff of {}: .*--lines (\d+):(\d+)\)", regex::escape(name))).unwrap();
+    let c = re.captures(out)?;
+    Some((c[1].parse().ok()?, c[2].parse().ok()?))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+    /// Rule 6 (issue 26): a formatter's diff above the threshold shows the
+    /// tool's own lines (which files would change, the totals) first, then
+    /// one line per file naming the `show --lines` range that prints
+    /// exactly that file's diff, header to last hunk line.
+    #[test]
+    fn a_formatter_diff_lists_its_files_then_each_file_range((raw, names, tool) in formatter_diff()) {
+        let settings = crate::settings::Call { raw_id: Some("abc123".into()), ..Settings { text_threshold: 800, ..Settings::default() }.into() };
+        let hint = Hint { command: vec!["black".into(), "--check".into(), "--diff".into(), ".".into()], exit_code: 1 };
+        let text = render(&raw, Some(&hint), &settings).map_or(raw.clone(), |r| r.text);
+        let raw_lines: Vec<&str> = raw.lines().collect();
+        if raw.len() <= 800 {
+            return Ok(());
+        }
+        // the tool's lines, each as printed, before any file's range
+        let first_range = text.find("(diff of ").unwrap_or(text.len());
+        for line in &tool {
+            let at = text.find(line.as_str());
+            prop_assert!(at.is_some_and(|a| a < first_range), "{:?} not first:\n{}", line, text);
+        }
+        for name in &names {
+            let range = diff_range(&text, name);
+            prop_assert!(range.is_some(), "no range for {}:\n{}", name, text);
+            let (a, b) = range.unwrap();
+            // the range starts at the file's header and ends on its last diff line
+            prop_assert_eq!(raw_lines[a - 1], format!("--- {name}\t2026-11-27 03:00:00+00:00"));
+            prop_assert!(raw_lines[b - 1].starts_with('+'), "range of {} ends on {:?}", name, raw_lines[b - 1]);
+            prop_assert!(raw_lines.get(b).is_some_and(|l| l.starts_with("would reformat ")), "range of {} stops early", name);
+        }
+    }
+}
+
+/// A PostgreSQL server's log: statements with their durations, checkpoints,
+/// connections; the lines rule 5 calls signal injected among them.
+fn server_log() -> impl Strategy<Value = (String, Vec<String>)> {
+    (
+        prop::collection::vec((0usize..4, 1u32..30, 100u32..999), 40..160),
+        prop::collection::vec((0usize..5, 1000u32..9000, any::<prop::sample::Index>()), 1..5),
+    )
+        .prop_map(|(noise, signal)| {
+            let stamp = |k: usize| format!("2026-11-27 03:{:02}:{:02}.{:03} UTC", k / 60 % 60, k % 60, k % 1000);
+            let mut lines: Vec<String> = noise
+                .iter()
+                .enumerate()
+                .map(|(k, (kind, ms, pid))| match kind {
+                    0 => format!("{} [{pid}] LOG:  duration: {ms}.{:03} ms  statement: select * from orders where id = {k}", stamp(k), k % 1000),
+                    1 => format!("{} [{pid}] LOG:  connection received: host=[local]", stamp(k)),
+                    2 => format!("{} [{pid}] LOG:  checkpoint starting: time", stamp(k)),
+                    _ => format!("{} [{pid}] LOG:  connection authorized: user=app database=shop", stamp(k)),
+                })
+                .collect();
+            let mut injected = Vec::new();
+            for (kind, n, at) in signal {
+                let line = match kind {
+                    0 => format!("{} [{n}] FATAL:  terminating connection due to administrator command", stamp(n as usize)),
+                    1 => format!("{} [{n}] PANIC:  could not write to file \"pg_wal/xlogtemp.{n}\": No space left on device", stamp(n as usize)),
+                    2 => format!("{} [{n}] ERROR:  deadlock detected", stamp(n as usize)),
+                    3 => format!("{} [{n}] LOG:  process {n} detected deadlock while waiting for ShareLock on transaction {}", stamp(n as usize), n + 7),
+                    _ => format!("{} [{n}] WARNING:  could not open statistics file \"pg_stat_tmp/global.stat\": Operation not permitted", stamp(n as usize)),
+                };
+                let k = at.index(lines.len() + 1);
+                lines.insert(k, line.clone());
+                injected.push(line);
+            }
+            (lines.join("\n") + "\n", injected)
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+    /// Rule 5 (issue 26): in a server's log, `FATAL`, `PANIC`, deadlocks
+    /// and `WARNING` lines are signal: each shown as printed or counted by
+    /// a command that prints it, the rest folded.
+    #[test]
+    fn a_server_logs_fatal_panic_deadlock_and_warning_lines_survive((raw, injected) in server_log(), threshold in prop::sample::select(vec![4000usize, 800])) {
+        let settings = crate::settings::Call { raw_id: Some("abc123".into()), ..Settings { text_threshold: threshold, ..Settings::default() }.into() };
+        for cmd in ["./pg-tail", "journalctl -u postgresql"] {
+            let hint = Hint { command: cmd.split_whitespace().map(str::to_string).collect(), exit_code: 0 };
+            let text = render(&raw, Some(&hint), &settings).map_or(raw.clone(), |r| r.text);
+            let counts = count_lines(&text);
+            for line in &injected {
+                prop_assert!(accounted(line, &raw, &text, &counts), "`{}` lost {:?}:\n{}", cmd, line, text);
+            }
+        }
+    }
+}

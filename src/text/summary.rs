@@ -370,7 +370,7 @@ fn signal_lines(src: &Source, items: &[Item], range: std::ops::Range<usize>) -> 
     let mut groups: Vec<Vec<usize>> = Vec::new();
     let mut by_shape: HashMap<&str, usize> = HashMap::new();
     // keyword lines outside the ledger: the first of each shape, counted
-    let mut keyword: Vec<(usize, usize)> = Vec::new();
+    let mut keyword: Vec<Vec<usize>> = Vec::new();
     let mut keyword_shapes: HashMap<&str, usize> = HashMap::new();
     let mut unshown = 0usize;
     for item in middle {
@@ -403,10 +403,10 @@ fn signal_lines(src: &Source, items: &[Item], range: std::ops::Range<usize>) -> 
             groups[k].extend(&r.members);
         } else if r.keyword {
             match keyword_shapes.get(r.shape.as_str()) {
-                Some(&k) => keyword[k].1 += r.members.len(),
+                Some(&k) => keyword[k].extend(&r.members),
                 None if keyword.len() < MAX_KEYWORD_SHAPES => {
                     keyword_shapes.insert(&r.shape, keyword.len());
-                    keyword.push((r.first(), r.members.len()));
+                    keyword.push(r.members.clone());
                 }
                 None => unshown += r.members.len(),
             }
@@ -415,8 +415,14 @@ fn signal_lines(src: &Source, items: &[Item], range: std::ops::Range<usize>) -> 
     for members in groups {
         shown.extend(group(src, &members));
     }
-    for (i, n) in keyword {
-        let more = if n > 1 { format!(" (×{n} similar in all)") } else { String::new() };
+    for members in keyword {
+        let (i, n) = (members[0], members.len());
+        // the others of the shape (a server's repeated `WARNING:`, issue 26
+        // rule 5) with the command that prints them all
+        let count = guard::count_line(src, &guard::similar_pattern(lines[i]), &members)
+            .map(|c| format!(" {c}"))
+            .unwrap_or_default();
+        let more = if n > 1 { format!(" (×{n} similar in all){count}") } else { String::new() };
         shown.push((i, vec![format!("L{}: {}{more}", src.line_no(i), cut(lines[i]))]));
     }
     if unshown > 0 {
