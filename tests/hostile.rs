@@ -796,3 +796,59 @@ fn mcp_killed_leaves_no_process_behind() {
     m.child.wait().unwrap();
     assert_no_process_with(&mark, Duration::from_secs(5), "server killed");
 }
+
+/// A transcript whose second line is `len` bytes of one JSON string (no
+/// line end when `len` is `None`: written forever into a FIFO).
+fn transcript_case(case: &str, verb: &[&str], long: Option<usize>) {
+    let sb = Sandbox::new();
+    let base = baseline_kb(&sb.home);
+    let path = sb.dir.path().join("session.jsonl");
+    let first = r#"{"type":"user","message":{"role":"user","content":"hello"}}"#;
+    let script = match long {
+        Some(len) => {
+            let mut f = std::io::BufWriter::new(fs::File::create(&path).unwrap());
+            writeln!(f, "{first}").unwrap();
+            f.write_all(br#"{"type":"user","message":{"role":"user","content":""#).unwrap();
+            let chunk = vec![b'a'; 1 << 20];
+            for _ in 0..len >> 20 {
+                f.write_all(&chunk).unwrap();
+            }
+            f.write_all(b"\"}}\n").unwrap();
+            writeln!(f, "{first}").unwrap();
+            f.flush().unwrap();
+            r#"exec "$0" "$@" < "$TRANSCRIPT""#
+        }
+        None => {
+            mkfifo(&path);
+            // the writer streams one endless line into the FIFO
+            r#"(printf '%s\n' "$FIRST"; yes a | tr -d '\n') > "$TRANSCRIPT" & exec "$0" "$@" < "$TRANSCRIPT""#
+        }
+    };
+    let mut cmd = sb.cmd("sh");
+    cmd.arg("-c").arg(script).arg(BIN).args(verb).env("TRANSCRIPT", &path).env("FIRST", first);
+    let m = measured(&mut cmd, Duration::from_secs(60));
+    assert_bounded(&m, base, Duration::from_secs(30), case);
+    let notes: Vec<String> =
+        m.stderr_lines().into_iter().filter(|l| l.contains("line 2 of the transcript")).collect();
+    assert_eq!(notes.len(), 1, "{case}: one clear line: {}", m.stderr());
+    match long {
+        Some(_) => {
+            assert!(notes[0].contains("longer than 16 MiB: skipped"), "{case}: {}", m.stderr());
+            assert!(m.out.status.success(), "{case}: {}", m.stderr());
+        }
+        None => {
+            assert!(notes[0].contains("without a line end: stopped"), "{case}: {}", m.stderr());
+            assert!(!m.out.status.success(), "{case}: {}", m.stderr());
+        }
+    }
+}
+
+#[test]
+fn session_compact_skips_a_100_mb_transcript_line() {
+    transcript_case("session compact, 100 MB line", &["session", "compact"], Some(100 << 20));
+}
+
+#[test]
+fn session_compact_stops_on_an_endless_line_from_a_fifo() {
+    transcript_case("session compact, endless FIFO line", &["session", "compact"], None);
+}

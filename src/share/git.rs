@@ -2,7 +2,7 @@
 //! refs, blobs and the remote (its transports, credentials and config).
 
 use std::ffi::OsStr;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -89,6 +89,36 @@ impl Git {
 
     pub fn run(&self, args: &[&str]) -> Result<Vec<u8>> {
         self.run_with(args, None, &[])
+    }
+
+    /// Stdout of a command whose output a remote decides (a listing of its
+    /// tree), read through `untrusted::Capped`: past `cap` bytes git is
+    /// stopped and the call fails, rather than held whole.
+    pub fn run_capped(&self, args: &[&str], cap: u64) -> Result<Vec<u8>> {
+        let mut child = self
+            .command(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .context("cannot run git")?;
+        let stdout = child.stdout.take().context("no pipe from git")?;
+        let mut out = Vec::new();
+        let read = crate::untrusted::Capped::new(stdout, cap).read_to_end(&mut out);
+        if read.is_err() {
+            let _ = child.kill();
+        }
+        let status = child.wait().context("cannot run git")?;
+        if read.is_err() {
+            bail!(
+                "git {} printed more than {cap} bytes; stopped and not read (a damaged or hostile remote?)",
+                args.first().copied().unwrap_or("")
+            );
+        }
+        if !status.success() {
+            bail!("git {} failed", args.first().copied().unwrap_or(""));
+        }
+        Ok(out)
     }
 
     /// Stdout as trimmed text.
@@ -258,5 +288,28 @@ impl Git {
             rest = &rest[size + 1..];
         }
         Ok(objects)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A listing a remote decides is read through a cap: past it git is
+    /// stopped and the call fails with one clear error (issue 25).
+    #[test]
+    fn a_listing_past_its_cap_stops_with_a_clear_error() {
+        let dir = std::env::temp_dir().join(format!("tokensieve-run-capped-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let ok = Command::new("git").args(["init", "-q", "--bare"]).current_dir(&dir).status().unwrap();
+        assert!(ok.success());
+        let git = Git::discover(&dir).expect("a bare repository");
+        // `git help -a` (a few KiB) stands for a remote's huge listing
+        let listing = git.run_capped(&["help", "-a"], 1 << 20).unwrap();
+        assert!(!listing.is_empty());
+        let err = git.run_capped(&["help", "-a"], 64).unwrap_err().to_string();
+        assert!(err.contains("git help printed more than 64 bytes; stopped"), "{err}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

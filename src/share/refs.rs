@@ -16,6 +16,9 @@ pub const MANIFESTS: &str = "refs/tokensieve/manifests";
 pub const BLOBS: &str = "refs/tokensieve/blobs/";
 /// Refspecs per `git push`/`git fetch` (keeps the command line short).
 const CHUNK: usize = 200;
+/// The most `git ls-tree` of a remote's manifest tree may print (about
+/// 250,000 manifests): past it the pull stops with one clear error.
+pub const LISTING_MAX_BYTES: u64 = 32 << 20;
 /// Tries of a manifest push that lost a race with another pusher.
 const PUSH_TRIES: usize = 4;
 
@@ -38,7 +41,10 @@ pub fn local_manifests(git: &Git) -> Option<String> {
 
 /// `sha256 → blob id` of every manifest in `commit`'s tree.
 pub fn manifest_entries(git: &Git, commit: &str) -> Result<HashMap<String, String>> {
-    let out = git.text(&["ls-tree", "-r", commit, &format!("{}/", manifest::DIR)])?;
+    // the listing's size is the remote's to choose: bounded (~128 bytes a manifest)
+    let listing =
+        git.run_capped(&["ls-tree", "-r", commit, &format!("{}/", manifest::DIR)], LISTING_MAX_BYTES)?;
+    let out = String::from_utf8_lossy(&listing);
     let mut entries = HashMap::new();
     for line in out.lines() {
         // "100644 blob <oid>\t<path>"

@@ -11,9 +11,11 @@
 //!
 //! # Design: Transcripts (`src/transcript/`, `src/cli/{discover,session}.rs`)
 //!
-//! Agent session logs, one JSON line at a time (`Reader`: `read_until` into
-//! one reused buffer, so a line of any length reads whole and memory is the
-//! longest line, not the file). Per line, `spans::index` records where each
+//! Agent session logs, one JSON line at a time (`Reader`: `read_until`
+//! through `take(LINE_MAX + 1)` into one reused buffer, so memory is the
+//! longest line, not the file; a line over 16 MiB is read past, never held,
+//! with one note on stderr, and one that runs on past 256 MiB more stops the
+//! read). Per line, `spans::index` records where each
 //! value sits in the bytes (a small validating scanner; not JSON → the line is
 //! reported and kept) and `detect` names the format: Claude Code (`type` user,
 //! assistant, system, summary, progress, file-history-snapshot,
@@ -57,7 +59,7 @@ pub mod numbered;
 pub mod spans;
 pub mod strip;
 
-use std::io::{self, BufRead};
+use std::io::{self, BufRead, Read};
 
 use spans::Node;
 
@@ -71,8 +73,16 @@ pub struct Line {
     pub newline: bool,
 }
 
-/// Reads lines of any length (a tool result can be megabytes on one line)
-/// holding one line at a time.
+/// The longest transcript line held (a tool result can be megabytes on one
+/// line; an agent's own lines stay far below this).
+pub const LINE_MAX: u64 = 16 << 20;
+/// How far past `LINE_MAX` an over-long line is read (and dropped) looking
+/// for its end; a line that runs on further (an endless stream) stops the
+/// read with an error.
+pub const SKIP_MAX: u64 = 256 << 20;
+
+/// Reads lines of up to `LINE_MAX` bytes, holding one line at a time: a
+/// longer line is read past, never held, with one note on stderr.
 pub struct Reader<R> {
     input: R,
     no: usize,
@@ -85,18 +95,46 @@ impl<R: BufRead> Reader<R> {
 
     /// The next line into `line` (its buffer reused); `false` at the end.
     pub fn next_into(&mut self, line: &mut Line) -> io::Result<bool> {
-        line.bytes.clear();
-        if self.input.read_until(b'\n', &mut line.bytes)? == 0 {
-            return Ok(false);
+        loop {
+            line.bytes.clear();
+            if (&mut self.input).take(LINE_MAX + 1).read_until(b'\n', &mut line.bytes)? == 0 {
+                return Ok(false);
+            }
+            self.no += 1;
+            if line.bytes.len() as u64 > LINE_MAX && line.bytes.last() != Some(&b'\n') {
+                line.bytes = Vec::new();
+                skip_line(&mut self.input, self.no)?;
+                eprintln!(
+                    "tokensieve: line {} of the transcript is longer than {} MiB: skipped (left out of what follows)",
+                    self.no,
+                    LINE_MAX >> 20
+                );
+                continue;
+            }
+            line.no = self.no;
+            line.newline = line.bytes.last() == Some(&b'\n');
+            if line.newline {
+                line.bytes.pop();
+            }
+            return Ok(true);
         }
-        self.no += 1;
-        line.no = self.no;
-        line.newline = line.bytes.last() == Some(&b'\n');
-        if line.newline {
-            line.bytes.pop();
-        }
-        Ok(true)
     }
+}
+
+/// Reads past the rest of an over-long line without holding it, up to
+/// `SKIP_MAX` bytes.
+fn skip_line(input: &mut impl BufRead, no: usize) -> io::Result<()> {
+    let skipped = input.take(SKIP_MAX).skip_until(b'\n')?;
+    if skipped as u64 >= SKIP_MAX {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "line {no} of the transcript runs past {} MiB without a line end: stopped",
+                SKIP_MAX >> 20
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Which agent wrote a line.
