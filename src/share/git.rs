@@ -2,9 +2,9 @@
 //! refs, blobs and the remote (its transports, credentials and config).
 
 use std::ffi::OsStr;
-use std::io::{Read, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, ExitStatus, Stdio};
 
 use anyhow::{Context, Result, bail};
 
@@ -95,20 +95,8 @@ impl Git {
     /// tree), read through `untrusted::Capped`: past `cap` bytes git is
     /// stopped and the call fails, rather than held whole.
     pub fn run_capped(&self, args: &[&str], cap: u64) -> Result<Vec<u8>> {
-        let mut child = self
-            .command(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .context("cannot run git")?;
-        let stdout = child.stdout.take().context("no pipe from git")?;
         let mut out = Vec::new();
-        let read = crate::untrusted::Capped::new(stdout, cap).read_to_end(&mut out);
-        if read.is_err() {
-            let _ = child.kill();
-        }
-        let status = child.wait().context("cannot run git")?;
+        let (read, status) = self.copy_capped(args, cap, &mut out)?;
         if read.is_err() {
             bail!(
                 "git {} printed more than {cap} bytes; stopped and not read (a damaged or hostile remote?)",
@@ -119,6 +107,31 @@ impl Git {
             bail!("git {} failed", args.first().copied().unwrap_or(""));
         }
         Ok(out)
+    }
+
+    /// Copies git's stdout into `sink` through `untrusted::Capped`; past
+    /// `cap` bytes (or on a read error) git is killed. Returns what the
+    /// copy gave and how git ended, for the caller to word the failure.
+    fn copy_capped(
+        &self,
+        args: &[&str],
+        cap: u64,
+        sink: &mut dyn Write,
+    ) -> Result<(io::Result<u64>, ExitStatus)> {
+        let mut child = self
+            .command(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .context("cannot run git")?;
+        let stdout = child.stdout.take().context("no pipe from git")?;
+        let copied = io::copy(&mut crate::untrusted::Capped::new(stdout, cap), sink);
+        if copied.is_err() {
+            let _ = child.kill();
+        }
+        let status = child.wait().context("cannot run git")?;
+        Ok((copied, status))
     }
 
     /// Stdout as trimmed text.
@@ -223,19 +236,7 @@ impl Git {
         if size > cap {
             bail!("{size} bytes, over the {cap}-byte cap (min of its manifest's size and the store's cap)");
         }
-        let mut child = self
-            .command(&["cat-file", "blob", oid])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .context("cannot run git")?;
-        let stdout = child.stdout.take().context("no pipe from git")?;
-        let copied = std::io::copy(&mut crate::untrusted::Capped::new(stdout, cap), sink);
-        if copied.is_err() {
-            let _ = child.kill();
-        }
-        let status = child.wait().context("cannot run git")?;
+        let (copied, status) = self.copy_capped(&["cat-file", "blob", oid], cap, sink)?;
         let n = copied.context("cannot read the blob from git")?;
         if !status.success() {
             bail!("git cat-file blob {oid} failed");
