@@ -246,11 +246,17 @@ fn deliver_apart(raw: &[u8], hint: &Hint, settings: &Settings, raw_store: &Store
     }
     let hint = Hint { command: hint.command.clone(), exit_code: 0 };
     let assess = || crate::handoff::assess(raw, Some(&hint), settings, raw_store);
-    let (out, line) = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(assess)) {
-        Ok((out, receipt, Some(object))) if raw_store.put(raw, &object).is_ok() => {
+    // The project's one panic catcher, as `handoff::deliver` uses: the
+    // panic's own message stays off the stderr the agent reads.
+    let (out, line) = match crate::pipeline::caught(assess) {
+        Some((out, receipt, Some(object))) if raw_store.put(raw, &object).is_ok() => {
             (out, receipt.line(settings.receipt))
         }
-        _ => (raw.to_vec(), None),
+        Some(_) => (raw.to_vec(), None),
+        None => {
+            eprintln!("tokensieve: internal error while compressing; raw output delivered");
+            (raw.to_vec(), None)
+        }
     };
     let mut err = io::stderr().lock();
     let _ = err.write_all(&out);
