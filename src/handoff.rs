@@ -65,6 +65,7 @@ use std::time::Instant;
 use crate::auditor::ReceiptForm;
 use crate::auditor::{self, Receipt, Shape};
 use crate::history;
+use crate::json::sniff::Sniff;
 use crate::pipeline;
 use crate::settings::Format;
 use crate::settings::{Call, Excerpt, Gap, Hint, Rendered, Settings};
@@ -79,6 +80,9 @@ pub enum Output<'a> {
     /// Every byte, in memory. A large JSON document is let go before its
     /// tree is complete (`large`).
     Whole(Vec<u8>),
+    /// `Whole`, with the sniff of its first bytes the capture took
+    /// (`json::sniff`), so that the route does not take it again.
+    Sniffed(Vec<u8>, Sniff),
     Spooled {
         /// Head, signal lines of the middle, tail (see `settings::Excerpt`).
         text: &'a str,
@@ -145,10 +149,11 @@ pub fn deliver_to(
     raw_store: &Store,
     started: Instant,
 ) -> io::Result<()> {
-    let (held, spooled) = match output {
-        Output::Whole(raw) => (Held::Bytes(raw), None),
+    let (held, spooled, first) = match output {
+        Output::Whole(raw) => (Held::Bytes(raw), None, None),
+        Output::Sniffed(raw, first) => (Held::Bytes(raw), None, Some(first)),
         Output::Spooled { text, excerpt, object, tokens } => {
-            (Held::Spooled(object), Some((text, excerpt, object, tokens)))
+            (Held::Spooled(object), Some((text, excerpt, object, tokens)), None)
         }
     };
     let edge = Edge { held: std::cell::RefCell::new(held), written: std::cell::Cell::new(false), sink };
@@ -157,7 +162,7 @@ pub fn deliver_to(
         || sink.writer(),
         |edge| match spooled {
             Some(excerpt) => deliver_excerpt(edge, excerpt, hint, settings, raw_store.home(), started),
-            None => deliver_held(edge, hint, settings, raw_store, started),
+            None => deliver_held(edge, first, hint, settings, raw_store, started),
         },
     )
 }
@@ -248,6 +253,7 @@ impl Held<'_> {
 /// in), else `deliver_bytes`, on the route already taken.
 fn deliver_held(
     edge: &Edge,
+    first: Option<Sniff>,
     hint: Option<&Hint>,
     settings: &Settings,
     raw_store: &Store,
@@ -256,7 +262,7 @@ fn deliver_held(
     {
         let held = edge.held.borrow();
         let Held::Bytes(raw) = &*held else { unreachable!("a whole output is held") };
-        let route = pipeline::route(raw, hint, &Call::new(settings));
+        let route = pipeline::route(raw, first, hint, &Call::new(settings));
         let stored = match route {
             pipeline::Route::Json { large: true, .. } => large::store(raw, raw_store),
             _ => None,
@@ -276,7 +282,7 @@ fn deliver_held(
     }
     let held = edge.held.borrow();
     let Held::Bytes(raw) = &*held else { unreachable!("the ordinary path holds its bytes") };
-    let route = pipeline::route(raw, hint, &Call::new(settings));
+    let route = pipeline::route(raw, first, hint, &Call::new(settings));
     deliver_bytes(edge, raw, route, hint, settings, raw_store, started)
 }
 

@@ -222,8 +222,8 @@ fn compress(name: &str, launch: &Launch, settings: Option<Settings>, started: In
     words.extend(launch.args.iter().map(|a| a.to_string_lossy().into_owned()));
     let hint = Hint { command: words, exit_code: outcome.code };
     match outcome.captured {
-        Captured::Whole(raw) => {
-            deliver(crate::handoff::Output::Whole(raw), &hint, &settings, &raw_store, started)
+        Captured::Whole(raw, first) => {
+            deliver(crate::handoff::Output::Sniffed(raw, first), &hint, &settings, &raw_store, started)
         }
         Captured::Kept(spooled) => deliver((&spooled).into(), &hint, &settings, &raw_store, started),
         Captured::Streamed => {}
