@@ -37,6 +37,7 @@ use regex::bytes::RegexSet;
 
 use crate::text::ascii_regex;
 use crate::text::blocks::Block;
+use crate::text::context;
 use crate::text::generic;
 use crate::text::guard::{self, Source};
 
@@ -150,6 +151,15 @@ pub fn render(src: &Source, blocks: &[Block]) -> Option<String> {
     for i in 0..n.saturating_sub(1) {
         if found[i] && role[i + 1] == Role::Rest && !lines[i + 1].trim().is_empty() {
             role[i + 1] = Role::Keep;
+        }
+    }
+    // the section header of a finding (a file's path over its findings, a
+    // `# pkg` or `=== x ===` banner): rule 3
+    let headers: Vec<usize> =
+        (0..n).filter(|&i| found[i]).filter_map(|i| context::header_of(lines, i)).collect();
+    for h in headers {
+        if role[h] == Role::Rest {
+            role[h] = Role::Keep;
         }
     }
     // an indented finding under a header (bandit's `Location:` under its

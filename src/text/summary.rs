@@ -54,12 +54,12 @@ pub fn render(src: &Source, items: &[Item]) -> String {
     }
 
     let mut middle = signal_lines(src, items, head..tail);
+    let context = context_lines(src, items, head..tail, &middle);
+    middle.extend(context);
     let shown: std::collections::HashSet<usize> = middle.iter().map(|m| m.0).collect();
     let extra = outliers(src, items, head..tail, &shown);
-    if !extra.is_empty() {
-        middle.extend(extra);
-        middle.sort_by_key(|m| m.0);
-    }
+    middle.extend(extra);
+    middle.sort_by_key(|m| m.0);
     if !middle.is_empty() {
         out.push("signal lines between head and tail:".into());
         let mut last: Option<usize> = None;
@@ -205,6 +205,25 @@ fn outliers(
 }
 
 /// The lines of the folded runs of `items`.
+/// Rule 3 of issue 26: the section header and the next line of the same
+/// source of each line the middle shows, when the middle would otherwise
+/// hide them (a stack trace's lines are its own context).
+fn context_lines(
+    src: &Source,
+    items: &[Item],
+    range: std::ops::Range<usize>,
+    middle: &[(usize, Vec<String>)],
+) -> Vec<(usize, Vec<String>)> {
+    let lines = &src.cleaned;
+    let hidden: std::collections::HashSet<usize> = range_lines(&items[range]).into_iter().collect();
+    let kept: Vec<usize> = middle.iter().map(|m| m.0).filter(|i| hidden.contains(i)).collect();
+    crate::text::context::around(lines, &kept)
+        .into_iter()
+        .filter(|i| hidden.contains(i))
+        .map(|i| (i, vec![format!("L{}: {}", src.line_no(i), cut(lines[i]))]))
+        .collect()
+}
+
 fn range_lines(items: &[Item]) -> Vec<usize> {
     items
         .iter()
