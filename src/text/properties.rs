@@ -280,7 +280,7 @@ fn report_output() -> impl Strategy<Value = (String, Vec<String>)> {
 /// Whether `line` is in `out` folded: a fold line of ours holds every value
 /// of it (numbers, quoted names), and a count line's grep prints it.
 fn folded(line: &str, raw: &str, out: &str, counts: &[(usize, String)]) -> bool {
-    let values: Vec<&str> = crate::text::report::places(line).iter().map(|&(a, b)| &line[a..b]).collect();
+    let values: Vec<&str> = crate::text::generic::places(line).iter().map(|&(a, b)| &line[a..b]).collect();
     let fold = out.lines().any(|l| {
         (l.contains("more like it, their numbers:") || l.contains("more like it, their values:"))
             && values.iter().all(|v| l.contains(v))
