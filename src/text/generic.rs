@@ -42,11 +42,15 @@ const DOC_REPEAT: usize = 3;
 
 // Whole words only: `libgpg-error-dev` or `error_count` are not errors, a
 // CamelCase `ValueError` is. A deadlock is a problem in any log (issue 26
-// rule 5: PostgreSQL's `process N detected deadlock` is a `LOG:` line).
+// rule 5: PostgreSQL's `process N detected deadlock` is a `LOG:` line), and
+// so are nginx's `[crit]`, `[alert]`, `[emerg]` (as levels only: an alert
+// in prose is not one).
 static KEYWORD: Lazy<Regex> = Lazy::new(|| {
     Regex::new(concat!(
         r"(?i:(?:^|[^\w-])(?:error|errors|err|warn|warning|warnings|fail|fails|failed|failing|failure|failures|fatal|",
-        r"exception|exceptions|panic|panicked|traceback|critical|deadlock|deadlocked)(?:$|[^\w-]))|[a-z](?:Error|Exception)\b"
+        r"exception|exceptions|panic|panicked|traceback|critical|deadlock|deadlocked)(?:$|[^\w-]))|[a-z](?:Error|Exception)\b|",
+        // the levels above error of nginx and syslog-style JSON logs
+        r#"(?i:\[(?:crit|alert|emerg)\]|\blevel"?[=:] ?"?(?:crit|alert|emerg)\b)"#
     ))
     .expect("valid keyword regex")
 });
@@ -69,7 +73,9 @@ static SIGNAL_STEMS: Lazy<AhoCorasick> = Lazy::new(|| {
         "exception",
         "panic",
         "traceb",
-        "critical",
+        "crit",
+        "alert",
+        "emerg",
         "deadlock",
         "http/",
         "tatu",
@@ -129,16 +135,100 @@ pub(crate) fn slots(line: &str) -> Vec<(usize, usize)> {
     out
 }
 
-/// The line with every number and hex id (see `slots`) replaced by `#`.
-pub fn shape(line: &str) -> String {
+/// Which of a line's values `mask` sets aside.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Values {
+    /// Numbers and hex ids (`slots`): the fold's notion of similar lines.
+    Numbers,
+    /// Those and quoted names (`places`): a checker's rule and message.
+    Quoted,
+    /// Those and the value of each `key=value` field: a server log's
+    /// template (`Client closed connection id=# addr=# … cmd=#`).
+    Fields,
+}
+
+/// The line with each of its `values` replaced by `#`: one template for
+/// lines that differ only there.
+pub(crate) fn mask(line: &str, values: Values) -> String {
+    let spans = match values {
+        Values::Numbers => slots(line),
+        Values::Quoted => places(line),
+        Values::Fields => fields(line),
+    };
     let mut out = String::with_capacity(line.len());
     let mut copied = 0;
-    for (start, end) in slots(line) {
+    for (start, end) in spans {
         out.push_str(&line[copied..start]);
         out.push('#');
         copied = end;
     }
     out.push_str(&line[copied..]);
+    out
+}
+
+/// The line with every number and hex id (see `slots`) replaced by `#`.
+pub fn shape(line: &str) -> String {
+    mask(line, Values::Numbers)
+}
+
+/// Where a finding's values sit: each quoted name (`'x'`, `"x"`, `` `x` ``,
+/// the quote not inside a word: `doesn't` opens nothing) and each number or
+/// hex id outside them. Byte ranges, in order.
+pub(crate) fn places(line: &str) -> Vec<(usize, usize)> {
+    let b = line.as_bytes();
+    let word = |c: Option<&u8>| c.is_some_and(u8::is_ascii_alphanumeric);
+    let mut quoted = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let q = b[i];
+        if matches!(q, b'\'' | b'"' | b'`') && !word(i.checked_sub(1).and_then(|k| b.get(k))) {
+            let close = b[i + 1..].iter().position(|&c| c == q).map(|len| i + len + 2);
+            if let Some(end) = close.filter(|&end| !word(b.get(end))) {
+                quoted.push((i, end));
+                i = end;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    let mut out: Vec<(usize, usize)> =
+        slots(line).into_iter().filter(|&(s, e)| !quoted.iter().any(|&(qs, qe)| s < qe && e > qs)).collect();
+    out.extend(quoted);
+    out.sort_unstable();
+    out
+}
+
+/// `places`, and the value of each `key=value` field (up to the next
+/// blank) in place of the places inside it. Byte ranges, in order.
+fn fields(line: &str) -> Vec<(usize, usize)> {
+    let b = line.as_bytes();
+    let mut values: Vec<(usize, usize)> = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        // a key: a word run at the line's start or after a blank, then `=`
+        let start = i;
+        while i < b.len() && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'_' | b'-' | b'.')) {
+            i += 1;
+        }
+        let at_word = start == 0 || b[start - 1].is_ascii_whitespace();
+        if i > start && at_word && b.get(i) == Some(&b'=') {
+            let from = i + 1;
+            let mut end = from;
+            while end < b.len() && !b[end].is_ascii_whitespace() {
+                end += 1;
+            }
+            if end > from {
+                values.push((from, end));
+            }
+            i = end;
+        } else {
+            i = i.max(start + 1);
+        }
+    }
+    let mut out: Vec<(usize, usize)> =
+        places(line).into_iter().filter(|&(s, e)| !values.iter().any(|&(vs, ve)| s < ve && e > vs)).collect();
+    out.extend(values);
+    out.sort_unstable();
     out
 }
 
@@ -567,6 +657,13 @@ mod tests {
             "\u{17f}",
             "ſtatus: 500",
             "PANIC",
+            "[crit]",
+            "[emerg]",
+            "[alert",
+            "level=",
+            "level\":\"",
+            "alert",
+            "emerg",
             "err_count",
             "libgpg-error",
             "^",
@@ -837,6 +934,58 @@ mod tests {
         assert!(is_signal("2 tests failed"));
         assert!(!is_signal("install libgpg-error-dev:amd64 1.46-1"));
         assert!(!is_signal("error_count=0 liberror-perl"));
+    }
+
+    #[test]
+    fn levels_above_error_are_signal() {
+        assert!(is_signal("2026/11/27 03:00:01 [emerg] 1201#1201: bind() to 0.0.0.0:80 failed"));
+        assert!(is_signal("2026/11/27 03:00:01 [crit] 1201#1201: *7 open() \"/srv/x\" failed"));
+        assert!(is_signal(r#"{"level":"alert","msg":"disk 97% full"}"#));
+        assert!(!is_signal("an alert was sent to the on-call engineer"));
+        assert!(!is_signal("2026/11/27 03:00:01 [notice] 1201#1201: signal process started"));
+    }
+
+    #[test]
+    fn a_server_logs_lines_share_a_template_whatever_their_fields() {
+        let a = "1:M 26 Nov 23:26:31.910 - Client closed connection id=3 addr=127.0.0.1:35070 name= cmd=get user=default";
+        let b = "1:M 26 Nov 23:26:32.910 - Client closed connection id=44 addr=127.0.0.1:35071 name= cmd=lpush user=default";
+        assert_ne!(shape(a), shape(b));
+        assert_eq!(mask(a, Values::Fields), mask(b, Values::Fields));
+        assert_eq!(
+            mask(a, Values::Fields),
+            "#:M # Nov #:#:#.# - Client closed connection id=# addr=# name= cmd=# user=#"
+        );
+        // quoted names are values of a checker's finding, numbers of any line
+        assert_eq!(mask("a.py:12: unused 'x_1' (100%)", Values::Quoted), "a.py:#: unused # (#%)");
+        assert_eq!(mask("a.py:12: unused 'x_1' (100%)", Values::Numbers), "a.py:#: unused 'x_#' (#%)");
+    }
+
+    /// Rule 5 of issue 26: the bulk of a server's log folds by template,
+    /// its `key=value` fields aside, with the count and the words a field
+    /// took.
+    #[test]
+    fn a_server_logs_common_lines_count_by_template() {
+        let cmds = ["get", "set", "lpush"];
+        let mut text = String::new();
+        for i in 0..600 {
+            text.push_str(&format!(
+                "1:M 26 Nov 23:26:{:02}.{i:03} - Accepted 127.0.0.1:{}
+",
+                i % 60,
+                30000 + i
+            ));
+            text.push_str(&format!(
+                "1:M 26 Nov 23:26:{:02}.{i:03} - Client closed connection id={i} fd={} cmd={} user=default\n",
+                i % 60,
+                i % 50,
+                cmds[i / 200]
+            ));
+        }
+        let out = generic(&text, 4000);
+        assert!(
+            out.contains("600× 1:M 26 Nov 23:26:00.000 - Client closed connection id=0 fd=0 cmd=get user=default (cmd: get, set, lpush)\n"),
+            "{out}"
+        );
     }
 
     #[test]

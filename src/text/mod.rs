@@ -229,6 +229,7 @@
 
 mod blocks;
 mod condense;
+mod context;
 pub mod filters;
 #[cfg(test)]
 mod frame_properties;

@@ -280,7 +280,7 @@ fn report_output() -> impl Strategy<Value = (String, Vec<String>)> {
 /// Whether `line` is in `out` folded: a fold line of ours holds every value
 /// of it (numbers, quoted names), and a count line's grep prints it.
 fn folded(line: &str, raw: &str, out: &str, counts: &[(usize, String)]) -> bool {
-    let values: Vec<&str> = crate::text::report::places(line).iter().map(|&(a, b)| &line[a..b]).collect();
+    let values: Vec<&str> = crate::text::generic::places(line).iter().map(|&(a, b)| &line[a..b]).collect();
     let fold = out.lines().any(|l| {
         (l.contains("more like it, their numbers:") || l.contains("more like it, their values:"))
             && values.iter().all(|v| l.contains(v))
@@ -448,6 +448,98 @@ proptest! {
             let counts = count_lines(&text);
             for line in &injected {
                 prop_assert!(accounted(line, &raw, &text, &counts), "`{}` lost {:?}:\n{}", cmd, line, text);
+            }
+        }
+    }
+}
+
+/// A log with context around its signal lines (rule 3): a list whose
+/// items failed under the line that opens it, a banner over a section
+/// holding an error, a file's path over its findings, a unit's failure
+/// followed by what systemd did next. Each as (lines, the context lines).
+fn signal_with_context() -> impl Strategy<Value = (String, Vec<String>)> {
+    (0usize..4, word(), words(), 1u32..900, 0usize..4).prop_map(|(kind, w, ws, n, gap)| {
+        let stamp = format!("Nov 23 08:{:02}:{:02} web01", n % 60, (n / 7) % 60);
+        match kind {
+            0 => {
+                let head = format!("The following {w} checks did not pass:");
+                let items: Vec<String> = (0..gap + 1).map(|k| format!("  {w}_{k}: error {ws} {n}")).collect();
+                (format!("{head}\n{}", items.join("\n")), vec![head])
+            }
+            1 => {
+                let banner = format!("====== {} ======", w.to_uppercase());
+                let body: Vec<String> = (0..gap).map(|k| format!("  step {k} of {w} done")).collect();
+                let mut chunk = vec![banner.clone()];
+                chunk.extend(body);
+                chunk.push(format!("ERROR: {ws} {n}"));
+                (chunk.join("\n"), vec![banner])
+            }
+            2 => {
+                let path = format!("css/{w}.css");
+                let rows: Vec<String> = (0..gap + 1)
+                    .map(|k| {
+                        format!(
+                            "  {}:{}  ✖  Unexpected unknown property \"{w}\"  property-no-unknown",
+                            n + k as u32,
+                            k + 1
+                        )
+                    })
+                    .collect();
+                (format!("{path}\n{}", rows.join("\n")), vec![path])
+            }
+            _ => {
+                let next = format!(
+                    "{stamp} systemd[1]: {w}.service: Scheduled restart job, restart counter is at {}.",
+                    gap + 1
+                );
+                (
+                    format!("{stamp} systemd[1]: {w}.service: Failed with result 'exit-code'.\n{next}"),
+                    vec![next],
+                )
+            }
+        }
+    })
+}
+
+/// Log chatter with no problem word and no section of its own.
+fn chatter() -> impl Strategy<Value = String> {
+    (0usize..4, word(), 1u32..5000).prop_map(|(kind, w, n)| {
+        let stamp = format!("Nov 23 0{}:{:02}:{:02} web01", n % 10, n % 60, n % 59);
+        match kind {
+            0 => format!("{stamp} CRON[{n}]: (www-data) CMD (php /srv/{w}/artisan schedule:run)"),
+            1 => format!("{stamp} thumbd[1190]: resized upload {n}.jpg to 3 sizes in {} ms", n % 300),
+            2 => format!("{stamp} sshd[{n}]: Connection closed by user {w} port {n} [preauth]"),
+            _ => format!("{stamp} nginx[880]: reload: worker process {n} exited with code 0"),
+        }
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+    /// Rule 3 (issue 26): the line that opens a surviving list, the banner
+    /// or file path over a kept line, and the next line of a failed unit
+    /// from the same source are shown as printed, whether the log is folded
+    /// or summarised.
+    #[test]
+    fn the_context_of_signal_lines_is_kept(
+        noise in prop::collection::vec(chatter(), 20..400),
+        chunks in prop::collection::vec((signal_with_context(), any::<prop::sample::Index>()), 1..5),
+        threshold in prop::sample::select(vec![4000usize, 800]),
+    ) {
+        let mut lines = noise;
+        let mut context = Vec::new();
+        for ((chunk, ctx), at) in chunks {
+            let k = at.index(lines.len() + 1);
+            lines.insert(k, chunk);
+            context.extend(ctx);
+        }
+        let raw = lines.join("\n") + "\n";
+        let settings = crate::settings::Call { raw_id: Some("abc123".into()), ..Settings { text_threshold: threshold, ..Settings::default() }.into() };
+        for cmd in ["./service.sh", "journalctl -b"] {
+            let hint = Hint { command: cmd.split_whitespace().map(str::to_string).collect(), exit_code: 1 };
+            let text = render(&raw, Some(&hint), &settings).map_or(raw.clone(), |r| r.text);
+            for line in &context {
+                prop_assert!(text.lines().any(|l| l.ends_with(line.as_str())), "`{}` lost {:?}:\n{}", cmd, line, text);
             }
         }
     }

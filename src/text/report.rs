@@ -37,7 +37,8 @@ use regex::bytes::RegexSet;
 
 use crate::text::ascii_regex;
 use crate::text::blocks::Block;
-use crate::text::generic;
+use crate::text::context;
+use crate::text::generic::{self, Values, places};
 use crate::text::guard::{self, Source};
 
 /// Lines that name a place (see the module doc). Compiled without Unicode
@@ -150,6 +151,15 @@ pub fn render(src: &Source, blocks: &[Block]) -> Option<String> {
     for i in 0..n.saturating_sub(1) {
         if found[i] && role[i + 1] == Role::Rest && !lines[i + 1].trim().is_empty() {
             role[i + 1] = Role::Keep;
+        }
+    }
+    // the section header of a finding (a file's path over its findings, a
+    // `# pkg` or `=== x ===` banner): rule 3
+    let headers: Vec<usize> =
+        (0..n).filter(|&i| found[i]).filter_map(|i| context::header_of(lines, i)).collect();
+    for h in headers {
+        if role[h] == Role::Rest {
+            role[h] = Role::Keep;
         }
     }
     // an indented finding under a header (bandit's `Location:` under its
@@ -332,47 +342,10 @@ pub(crate) fn fold_findings(src: &Source, idx: &[usize]) -> Vec<String> {
     fold_records(src, &records, true).unwrap_or_else(each)
 }
 
-/// Where a finding's values sit: each quoted name (`'x'`, `"x"`, `` `x` ``,
-/// the quote not inside a word: `doesn't` opens nothing) and each number or
-/// hex id outside them. Byte ranges, in order.
-pub(crate) fn places(line: &str) -> Vec<(usize, usize)> {
-    let b = line.as_bytes();
-    let word = |c: Option<&u8>| c.is_some_and(u8::is_ascii_alphanumeric);
-    let mut quoted = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        let q = b[i];
-        if matches!(q, b'\'' | b'"' | b'`') && !word(i.checked_sub(1).and_then(|k| b.get(k))) {
-            let close = b[i + 1..].iter().position(|&c| c == q).map(|len| i + len + 2);
-            if let Some(end) = close.filter(|&end| !word(b.get(end))) {
-                quoted.push((i, end));
-                i = end;
-                continue;
-            }
-        }
-        i += 1;
-    }
-    let mut out: Vec<(usize, usize)> = generic::slots(line)
-        .into_iter()
-        .filter(|&(s, e)| !quoted.iter().any(|&(qs, qe)| s < qe && e > qs))
-        .collect();
-    out.extend(quoted);
-    out.sort_unstable();
-    out
-}
-
-/// The line with each of its `places` masked: findings of one rule and
-/// message share it.
+/// The line with each of its values (numbers, quoted names) masked:
+/// findings of one rule and message share it.
 fn template(line: &str) -> String {
-    let mut out = String::with_capacity(line.len());
-    let mut copied = 0;
-    for (s, e) in places(line) {
-        out.push_str(&line[copied..s]);
-        out.push('\u{1}');
-        copied = e;
-    }
-    out.push_str(&line[copied..]);
-    out
+    generic::mask(line, Values::Quoted)
 }
 
 /// Literal chars of a fold's grep pattern: enough to name the rule.

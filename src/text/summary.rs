@@ -54,12 +54,12 @@ pub fn render(src: &Source, items: &[Item]) -> String {
     }
 
     let mut middle = signal_lines(src, items, head..tail);
+    let context = context_lines(src, items, head..tail, &middle);
+    middle.extend(context);
     let shown: std::collections::HashSet<usize> = middle.iter().map(|m| m.0).collect();
     let extra = outliers(src, items, head..tail, &shown);
-    if !extra.is_empty() {
-        middle.extend(extra);
-        middle.sort_by_key(|m| m.0);
-    }
+    middle.extend(extra);
+    middle.sort_by_key(|m| m.0);
     if !middle.is_empty() {
         out.push("signal lines between head and tail:".into());
         let mut last: Option<usize> = None;
@@ -72,23 +72,30 @@ pub fn render(src: &Source, items: &[Item]) -> String {
         }
     }
 
-    // What the bulk of the output looks like.
-    let mut shapes: HashMap<&str, (usize, usize)> = HashMap::new();
+    // What the bulk of the output looks like: lines of one template
+    // (numbers, quoted names and `key=value` values aside) with their
+    // count and the few words their fields take (rule 5 of issue 26).
+    let mut shapes: HashMap<String, (usize, usize, Vec<usize>)> = HashMap::new();
     for item in items {
         if let Item::Run(r) = item
             && !r.keyword
             && !r.ledger
             && !lines[r.first()].trim().is_empty()
         {
-            shapes.entry(&r.shape).or_insert((0, r.first())).0 += r.members.len();
+            let key = generic::mask(lines[r.first()], generic::Values::Fields);
+            let entry = shapes.entry(key).or_insert((0, r.first(), Vec::new()));
+            entry.0 += r.members.len();
+            entry.2.extend(&r.members);
         }
     }
-    let mut common: Vec<(usize, usize)> = shapes.into_values().filter(|(n, _)| *n >= 10).collect();
+    let mut common: Vec<(usize, usize, Vec<usize>)> =
+        shapes.into_values().filter(|(n, ..)| *n >= 10).collect();
     common.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     if !common.is_empty() {
         out.push("most common lines:".into());
-        for (n, i) in common.into_iter().take(5) {
-            out.push(format!("{n}× {}", cut(lines[i])));
+        for (n, i, members) in common.into_iter().take(5) {
+            let words = field_words(lines, &members);
+            out.push(format!("{n}× {}{words}", cut(lines[i])));
         }
     }
 
@@ -205,6 +212,53 @@ fn outliers(
 }
 
 /// The lines of the folded runs of `items`.
+/// Rule 3 of issue 26: the section header and the next line of the same
+/// source of each line the middle shows, when the middle would otherwise
+/// hide them (a stack trace's lines are its own context).
+fn context_lines(
+    src: &Source,
+    items: &[Item],
+    range: std::ops::Range<usize>,
+    middle: &[(usize, Vec<String>)],
+) -> Vec<(usize, Vec<String>)> {
+    let lines = &src.cleaned;
+    let hidden: std::collections::HashSet<usize> = range_lines(&items[range]).into_iter().collect();
+    let kept: Vec<usize> = middle.iter().map(|m| m.0).filter(|i| hidden.contains(i)).collect();
+    crate::text::context::around(lines, &kept)
+        .into_iter()
+        .filter(|i| hidden.contains(i))
+        .map(|i| (i, vec![format!("L{}: {}", src.line_no(i), cut(lines[i]))]))
+        .collect()
+}
+
+/// Fields (`key=value`) whose value is a word, not a number, and takes a
+/// few values over `members`: ` (cmd: set, get, lpush)`, in order of first
+/// appearance; empty when none.
+fn field_words(lines: &[&str], members: &[usize]) -> String {
+    let mut keys: Vec<(&str, Vec<&str>)> = Vec::new();
+    for &i in members {
+        for (key, value) in lines[i].split_whitespace().filter_map(|w| w.split_once('=')) {
+            if key.is_empty() || value.is_empty() || value.bytes().any(|b| b.is_ascii_digit()) {
+                continue;
+            }
+            match keys.iter_mut().find(|k| k.0 == key) {
+                Some((_, values)) if !values.contains(&value) => values.push(value),
+                Some(_) => {}
+                None => keys.push((key, vec![value])),
+            }
+        }
+    }
+    let listed: Vec<String> = keys
+        .into_iter()
+        .filter(|(_, values)| (2..=FIELD_WORDS).contains(&values.len()))
+        .map(|(key, values)| format!("{key}: {}", values.join(", ")))
+        .collect();
+    if listed.is_empty() { String::new() } else { format!(" ({})", listed.join("; ")) }
+}
+
+/// A field listed under the most common lines takes at most this many words.
+const FIELD_WORDS: usize = 8;
+
 fn range_lines(items: &[Item]) -> Vec<usize> {
     items
         .iter()

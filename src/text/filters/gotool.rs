@@ -89,7 +89,10 @@ fn summarize(text: &str) -> Option<String> {
                 out.append(&mut pending);
             }
             pending.clear();
-            if !line.starts_with("# ") {
+            // a package header stays over the errors it introduces (issue
+            // 26 rule 3: which package failed); alone it says nothing
+            let heads_errors = lines.get(i + 1).is_some_and(|next| DIAG.is_match(next));
+            if !line.starts_with("# ") || heads_errors {
                 out.push(line.to_string());
             }
             in_fail = false;
@@ -216,8 +219,11 @@ mod tests {
     }
 
     #[test]
-    fn build_errors_lose_only_the_package_header() {
-        let text = "# example.com/a\nmain.go:3:2: undefined: x\n";
-        assert_eq!(summarize(text).unwrap(), "main.go:3:2: undefined: x\n");
+    fn build_errors_keep_their_package_header() {
+        let text = "# example.com/a\nmain.go:3:2: undefined: x\n# example.com/b\nb.go:1:1: y declared and not used\n";
+        assert_eq!(summarize(text).unwrap(), text);
+        // a header over no error goes
+        let text = "# example.com/a\nok  \texample.com/a\t0.01s\n";
+        assert_eq!(summarize(text).unwrap(), "ok  \texample.com/a\t0.01s\n");
     }
 }
