@@ -29,6 +29,7 @@ use crate::settings::Settings;
 use crate::text::blocks::{self, Block};
 use crate::text::guard::{self, Source};
 use crate::text::kind::{self, Asked, Kind};
+use crate::text::paragraphs;
 use crate::text::report;
 use crate::text::summary;
 
@@ -584,7 +585,12 @@ pub fn render(src: &Source, settings: &Settings, asked: Asked) -> (String, Kind)
     let body = match kind {
         // what was asked for as a document (help, a file) stays whole
         Kind::Document if asked != Asked::Output => document(lines, &[]),
-        Kind::Document => document(lines, &blocks),
+        // a program's output made of many paragraphs of one shape (a
+        // thread dump): each shape once, framework frames counted
+        Kind::Document => match blocks.is_empty().then(|| paragraphs::render(src)).flatten() {
+            Some(folded) => folded,
+            None => document(lines, &blocks),
+        },
         Kind::Log => {
             let items = fold(src, &blocks);
             let mut out = Vec::new();
