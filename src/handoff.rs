@@ -65,6 +65,7 @@ use std::time::Instant;
 use crate::auditor::ReceiptForm;
 use crate::auditor::{self, Receipt, Shape};
 use crate::history;
+use crate::json::sniff::Sniff;
 use crate::pipeline;
 use crate::settings::Format;
 use crate::settings::{Call, Excerpt, Gap, Hint, Rendered, Settings};
@@ -79,6 +80,9 @@ pub enum Output<'a> {
     /// Every byte, in memory. A large JSON document is let go before its
     /// tree is complete (`large`).
     Whole(Vec<u8>),
+    /// `Whole`, with the sniff of its first bytes the capture took
+    /// (`json::sniff`), so that the route does not take it again.
+    Sniffed(Vec<u8>, Sniff),
     Spooled {
         /// Head, signal lines of the middle, tail (see `settings::Excerpt`).
         text: &'a str,
@@ -111,19 +115,54 @@ pub fn deliver(
     raw_store: &Store,
     started: Instant,
 ) -> io::Result<()> {
-    let (held, spooled) = match output {
-        Output::Whole(raw) => (Held::Bytes(raw), None),
+    deliver_to(Sink::Stdout, output, hint, settings, raw_store, started)
+}
+
+/// Where a delivery writes what the agent reads. The receipt always goes
+/// to stderr, after the output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sink {
+    /// The call's output: its history row is the call's.
+    Stdout,
+    /// The tool's stderr read apart from its stdout (`shim::apart`), treated
+    /// on its own: no history row (the stdout half is the call's row, and
+    /// `recall` must find stdout there).
+    Stderr,
+}
+
+impl Sink {
+    fn writer(self) -> Box<dyn Write> {
+        match self {
+            Sink::Stdout => Box::new(io::stdout().lock()),
+            Sink::Stderr => Box::new(io::stderr().lock()),
+        }
+    }
+}
+
+/// `deliver`, writing to `sink`: the one delivery path, for stdout and for
+/// a stderr treated apart alike.
+pub fn deliver_to(
+    sink: Sink,
+    output: Output,
+    hint: Option<&Hint>,
+    settings: &Settings,
+    raw_store: &Store,
+    started: Instant,
+) -> io::Result<()> {
+    let (held, spooled, first) = match output {
+        Output::Whole(raw) => (Held::Bytes(raw), None, None),
+        Output::Sniffed(raw, first) => (Held::Bytes(raw), None, Some(first)),
         Output::Spooled { text, excerpt, object, tokens } => {
-            (Held::Spooled(object), Some((text, excerpt, object, tokens)))
+            (Held::Spooled(object), Some((text, excerpt, object, tokens)), None)
         }
     };
-    let edge = Edge { held: std::cell::RefCell::new(held), written: std::cell::Cell::new(false) };
+    let edge = Edge { held: std::cell::RefCell::new(held), written: std::cell::Cell::new(false), sink };
     guarded(
         edge,
-        || io::stdout().lock(),
+        || sink.writer(),
         |edge| match spooled {
             Some(excerpt) => deliver_excerpt(edge, excerpt, hint, settings, raw_store.home(), started),
-            None => deliver_held(edge, hint, settings, raw_store, started),
+            None => deliver_held(edge, first, hint, settings, raw_store, started),
         },
     )
 }
@@ -156,13 +195,35 @@ fn guarded<'a, W: Write>(
 struct Edge<'a> {
     held: std::cell::RefCell<Held<'a>>,
     written: std::cell::Cell<bool>,
+    sink: Sink,
 }
 
 impl Edge<'_> {
-    /// `emit`, noting that stdout has its bytes.
+    /// `emit` to the sink, noting that it has its bytes.
     fn emit(&self, out: &[u8], receipt_line: Option<&str>) -> io::Result<()> {
         self.written.set(true);
-        emit(out, receipt_line)
+        emit_to(self.sink, out, receipt_line)
+    }
+
+    /// Every byte of a stored object to the sink, then the receipt.
+    fn emit_stored(&self, object: &Object, receipt_line: Option<&str>) -> io::Result<()> {
+        self.written.set(true);
+        match write_stored(object, &mut self.sink.writer()) {
+            Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(e),
+            _ => emit_to(self.sink, b"", receipt_line),
+        }
+    }
+
+    /// `after_output`: a stderr delivery adds no history row (see `Sink`).
+    fn after_output(
+        &self,
+        call: history::Call,
+        history: anyhow::Result<rusqlite::Connection>,
+        home: &std::path::Path,
+        warnings: Vec<String>,
+        took: (std::time::Duration, std::time::Duration),
+    ) {
+        after_output(call, history, home, warnings, took, self.sink == Sink::Stdout)
     }
 }
 
@@ -192,6 +253,7 @@ impl Held<'_> {
 /// in), else `deliver_bytes`, on the route already taken.
 fn deliver_held(
     edge: &Edge,
+    first: Option<Sniff>,
     hint: Option<&Hint>,
     settings: &Settings,
     raw_store: &Store,
@@ -200,7 +262,7 @@ fn deliver_held(
     {
         let held = edge.held.borrow();
         let Held::Bytes(raw) = &*held else { unreachable!("a whole output is held") };
-        let route = pipeline::route(raw, hint, &Call::new(settings));
+        let route = pipeline::route(raw, first, hint, &Call::new(settings));
         let stored = match route {
             pipeline::Route::Json { large: true, .. } => large::store(raw, raw_store),
             _ => None,
@@ -220,7 +282,7 @@ fn deliver_held(
     }
     let held = edge.held.borrow();
     let Held::Bytes(raw) = &*held else { unreachable!("the ordinary path holds its bytes") };
-    let route = pipeline::route(raw, hint, &Call::new(settings));
+    let route = pipeline::route(raw, first, hint, &Call::new(settings));
     deliver_bytes(edge, raw, route, hint, settings, raw_store, started)
 }
 
@@ -294,7 +356,7 @@ fn deliver_bytes(
 
     let harness = crate::budget::harness_tokens(settings.encoding, raw, receipt.original, settings.budget);
     let call = history::Call::new(hint, &receipt, harness, started.elapsed()).with_result(&result);
-    after_output(call, history, home, warnings, (store_took, open_took));
+    edge.after_output(call, history, home, warnings, (store_took, open_took));
     Ok(receipt)
 }
 
@@ -343,9 +405,10 @@ fn after_output(
     home: &std::path::Path,
     mut warnings: Vec<String>,
     (store_took, open_took): (std::time::Duration, std::time::Duration),
+    record: bool,
 ) {
     let history_started = Instant::now();
-    let recorded = match RECORD_CALLS.load(std::sync::atomic::Ordering::Relaxed) {
+    let recorded = match record && RECORD_CALLS.load(std::sync::atomic::Ordering::Relaxed) {
         true => history.and_then(|db| history::record(&db, home, &call)),
         false => Ok(()),
     };
@@ -417,18 +480,14 @@ fn deliver_excerpt(
         // Never worse: the stored bytes themselves.
         receipt =
             Receipt { original: tokens, compressed: tokens, shape: Shape::Raw, raw_id: None, overhead: 0 };
-        edge.written.set(true);
-        match write_stored(object, &mut io::stdout().lock()) {
-            Err(e) if e.kind() != io::ErrorKind::BrokenPipe => return Err(e),
-            _ => emit(b"", receipt.line(settings.receipt).as_deref())?,
-        }
+        edge.emit_stored(object, receipt.line(settings.receipt).as_deref())?;
     }
     // What the harness would have shown: the output's head and tail, which
     // the excerpt holds as they are.
     let harness = crate::budget::harness_tokens(settings.encoding, text.as_bytes(), tokens, settings.budget);
     let result = typed_result(result, hint, &receipt);
     let call = history::Call::new(hint, &receipt, harness, started.elapsed()).with_result(&result);
-    after_output(call, history, home, Vec::new(), (Default::default(), open_took));
+    edge.after_output(call, history, home, Vec::new(), (Default::default(), open_took));
     Ok(receipt)
 }
 
@@ -551,15 +610,16 @@ fn rendering_wins(
     (compressed + receipt.overhead < original || view).then(|| (r.text.into_bytes(), receipt))
 }
 
-/// Writes `out` to stdout and flushes it before the receipt goes to stderr, so
-/// the two never interleave. A closed stdout (EPIPE) is the reader's choice,
-/// not an error.
-pub fn emit(out: &[u8], receipt_line: Option<&str>) -> io::Result<()> {
-    let mut stdout = io::stdout().lock();
-    match stdout.write_all(out).and_then(|_| stdout.flush()) {
+/// Writes `out` to the sink and flushes it before the receipt goes to
+/// stderr, so the two never interleave. A closed sink (EPIPE) is the
+/// reader's choice, not an error.
+fn emit_to(sink: Sink, out: &[u8], receipt_line: Option<&str>) -> io::Result<()> {
+    let mut writer = sink.writer();
+    match writer.write_all(out).and_then(|_| writer.flush()) {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {}
         other => other?,
     }
+    drop(writer);
     // One write: stderr is unbuffered.
     if let Some(line) = receipt_line {
         let _ = io::stderr().lock().write_all(format!("{line}\n").as_bytes());
@@ -572,7 +632,7 @@ mod tests {
     use super::*;
 
     fn edge(held: Held) -> Edge {
-        Edge { held: std::cell::RefCell::new(held), written: std::cell::Cell::new(false) }
+        Edge { held: std::cell::RefCell::new(held), written: std::cell::Cell::new(false), sink: Sink::Stdout }
     }
 
     #[test]

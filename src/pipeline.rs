@@ -4,6 +4,7 @@
 use crate::auditor::Shape;
 use crate::budget;
 use crate::json;
+use crate::json::sniff::{SNIFF_LIMIT, Sniff, sniff};
 use crate::settings::{Call, Hint, Rendered};
 use crate::typed::TypedResult;
 
@@ -19,7 +20,7 @@ pub fn render_typed(
     hint: Option<&Hint>,
     settings: &Call,
 ) -> (Option<Rendered>, Option<TypedResult>) {
-    render_routed(route(raw, hint, settings), hint, settings)
+    render_routed(route(raw, None, hint, settings), hint, settings)
 }
 
 /// `render_typed` for bytes whose `route` the caller already took (the
@@ -144,16 +145,22 @@ pub enum Route<'a> {
     Text(&'a str),
 }
 
-/// The route of `raw`. An excerpt (JSON lines past the capture cap) is
+/// The route of `raw`, given the sniff of its first bytes when the caller
+/// took it (the shim's capture; `None`: taken here). Only what opens like
+/// JSON is parsed as JSON. An excerpt (JSON lines past the capture cap) is
 /// some lines of a larger output: rendered as text, whose numbers speak of
 /// the whole. So is a command's log written as JSON lines of records: a
 /// log, its records quoted (`text::json_lines_log`).
-pub fn route<'a>(raw: &'a [u8], hint: Option<&Hint>, settings: &Call) -> Route<'a> {
+pub fn route<'a>(raw: &'a [u8], first: Option<Sniff>, hint: Option<&Hint>, settings: &Call) -> Route<'a> {
     if raw.is_empty() || raw.contains(&0) {
         return Route::Binary;
     }
     let Ok(text) = std::str::from_utf8(raw) else { return Route::Binary };
-    let json = settings.excerpt.is_none()
+    let first = first.unwrap_or_else(|| sniff(&raw[..raw.len().min(SNIFF_LIMIT)]));
+    // Past SNIFF_LIMIT bytes of whitespace and escapes the capture calls it
+    // text; a caller that never sniffed lets the parser decide.
+    let json = matches!(first, Sniff::Json | Sniff::NeedMore)
+        && settings.excerpt.is_none()
         && !(hint.is_some() && crate::text::json_lines_log(text))
         // a large document whose tree would pass the memory bound: read as
         // text, whose view shows its start and the jq command that asks it

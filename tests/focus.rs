@@ -6,24 +6,11 @@
 
 mod common;
 
-use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
+use common::json_views::*;
 use serde_json::Value;
-
-/// fixture path (under fixtures/json) → its command, from MANIFEST.tsv.
-fn commands() -> HashMap<String, String> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/json");
-    let text = std::fs::read_to_string(dir.join("MANIFEST.tsv")).unwrap();
-    text.lines()
-        .skip(1)
-        .filter_map(|l| {
-            let cols: Vec<&str> = l.split('\t').collect();
-            Some((cols.first()?.to_string(), cols.get(2)?.to_string()))
-        })
-        .collect()
-}
 
 fn run(home: &Path, file: &Path, cmd: Option<&str>, env: &[(&str, &str)]) -> Output {
     let mut c = common::tokensieve_in(home);
@@ -42,58 +29,6 @@ fn run(home: &Path, file: &Path, cmd: Option<&str>, env: &[(&str, &str)]) -> Out
     common::output_within(&mut c, std::time::Duration::from_secs(300))
 }
 
-/// Every non-null scalar of `v` by generalised path (`a[].b`), as JSON text.
-fn leaves(v: &Value, path: &mut String, out: &mut BTreeMap<String, Vec<String>>) {
-    match v {
-        Value::Object(m) => {
-            for (k, x) in m {
-                let len = path.len();
-                path.push('.');
-                path.push_str(k);
-                leaves(x, path, out);
-                path.truncate(len);
-            }
-        }
-        Value::Array(items) => {
-            let len = path.len();
-            path.push_str("[]");
-            for x in items {
-                leaves(x, path, out);
-            }
-            path.truncate(len);
-        }
-        Value::Null => {}
-        leaf => out.entry(path.clone()).or_default().push(leaf.to_string()),
-    }
-}
-
-fn multiset(v: &Value, prefix: &str) -> BTreeMap<String, Vec<String>> {
-    let mut out = BTreeMap::new();
-    leaves(v, &mut prefix.to_string(), &mut out);
-    for vals in out.values_mut() {
-        vals.sort();
-    }
-    out
-}
-
-/// The records path and the jq program of a focus header line.
-fn header(line: &str) -> (String, String, bool) {
-    let records = line.strip_prefix("# view: focus on ").unwrap().split(' ').next().unwrap().to_string();
-    let at = line.find("--jq '").expect("the header gives a --jq command");
-    let quoted = &line[at + 5..];
-    let program = quoted[1..quoted.len() - 1].replace(r"'\''", "'");
-    (records, program, line.contains("--slurp --jq"))
-}
-
-/// `.Vpcs[]` → `.Vpcs[]`; `.` → ``: the prefix of printed leaves' paths.
-fn prefix(records: &str) -> String {
-    match records {
-        "." => String::new(),
-        r if r.starts_with(".[") => r[1..].to_string(),
-        r => r.to_string(),
-    }
-}
-
 fn raw_doc(file: &Path) -> Value {
     let bytes = std::fs::read(file).unwrap();
     tokensieve::json::parse(&bytes).unwrap()
@@ -101,7 +36,7 @@ fn raw_doc(file: &Path) -> Value {
 
 #[test]
 fn every_view_names_what_it_left_out_and_its_command_prints_exactly_that() {
-    let cmds = commands();
+    let cmds = manifest_commands();
     let fixtures: Vec<PathBuf> = common::json_fixtures();
     assert!(fixtures.len() > 50);
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/json");
@@ -118,7 +53,7 @@ fn every_view_names_what_it_left_out_and_its_command_prints_exactly_that() {
         };
         views += 1;
         let id = common::receipt_raw_id(&out.stderr).unwrap_or_else(|| panic!("{rel}: a view keeps the raw"));
-        let (records, program, slurp) = header(first);
+        let (_, program, slurp) = header(first);
         let mut args = vec![];
         if slurp {
             args.push("--slurp");
@@ -133,107 +68,14 @@ fn every_view_names_what_it_left_out_and_its_command_prints_exactly_that() {
         assert!(out.status.success(), "{rel}: show: {}", String::from_utf8_lossy(&out.stderr));
         let answer = String::from_utf8(out.stdout).unwrap();
         assert!(!answer.starts_with("# view"), "{rel}: the answer is a view:\n{answer}");
-        let values = match decode(&sb, &answer) {
-            Value::Array(items) if records != "." => items,
-            one => vec![one],
-        };
-        let mut printed: BTreeMap<String, Vec<String>> = BTreeMap::new();
-        let mut firsts: Vec<String> = Vec::new();
-        for v in values {
-            ids(&v, &mut prefix(&records), &mut firsts);
-            for (p, vals) in multiset(&v, &prefix(&records)) {
-                printed.entry(p).or_default().extend(vals);
-            }
-        }
-        for vals in printed.values_mut() {
-            vals.sort();
-        }
         let doc = raw_doc(file);
-        let all = multiset(&tokensieve::json::sieve::sieve(doc.clone()), "");
-        // 1. Exactly every value of each field it names.
-        for (p, vals) in &printed {
-            assert_eq!(Some(vals), all.get(p), "{rel}: `{program}` prints {p} not as the document has it");
-        }
-        // 2. Every value of the document is shown or printed.
-        let body: String =
-            text.lines().skip(1).filter(|l| !l.starts_with("exit ")).collect::<Vec<_>>().join("\n");
-        let decoded = decode(&sb, &body);
-        let shown = multiset(&tokensieve::json::sieve::sieve(decoded), "");
-        for (p, vals) in &all {
-            let seen = shown.get(p).map_or(0, Vec::len) + printed.get(p).map_or(0, Vec::len);
-            assert!(seen >= vals.len(), "{rel}: {p} is neither shown nor printed by `{program}`");
-        }
-        // 3. A named field is left out (in some records at least), but for
-        //    the records' id, printed to tell them apart.
-        for (p, vals) in &printed {
-            let in_body = shown.get(p).map_or(0, Vec::len);
-            if in_body >= vals.len() {
-                assert!(firsts.contains(p), "{rel}: {p} is printed by `{program}` but also shown in full");
-            }
-        }
+        check_focus(&rel, &doc, &text, decode(&sb, &answer));
         // A view is smaller than the whole rendering.
         let off = run(&sb.home, file, cmd, &[("TOKENSIEVE_FOCUS", "off")]);
         assert!(off.stdout.len() > text.len(), "{rel}: the view is not smaller");
         assert!(!String::from_utf8_lossy(&off.stdout).starts_with("# view: focus"), "{rel}");
     }
     assert!(views >= 15, "only {views} fixtures got a focus view");
-}
-
-/// The first key of each record (a top-level value, or an object in an
-/// array): where the program puts the record's id.
-fn ids(v: &Value, path: &mut String, out: &mut Vec<String>) {
-    match v {
-        Value::Object(m) => {
-            if let Some(k) = m.keys().next()
-                && !out.contains(&format!("{path}.{k}"))
-            {
-                out.push(format!("{path}.{k}"));
-            }
-            for (k, x) in m {
-                let len = path.len();
-                path.push('.');
-                path.push_str(k);
-                if let Value::Array(items) = x {
-                    path.push_str("[]");
-                    for i in items {
-                        ids(i, path, out);
-                    }
-                } else if let Value::Object(_) = x {
-                    nested(x, path, out);
-                }
-                path.truncate(len);
-            }
-        }
-        Value::Array(items) => {
-            path.push_str("[]");
-            for i in items {
-                ids(i, path, out);
-            }
-        }
-        _ => {}
-    }
-}
-
-/// An object inside a record: only its arrays hold records.
-fn nested(v: &Value, path: &mut String, out: &mut Vec<String>) {
-    if let Value::Object(m) = v {
-        for (k, x) in m {
-            let len = path.len();
-            path.push('.');
-            path.push_str(k);
-            match x {
-                Value::Array(items) => {
-                    path.push_str("[]");
-                    for i in items {
-                        ids(i, path, out);
-                    }
-                }
-                Value::Object(_) => nested(x, path, out),
-                _ => {}
-            }
-            path.truncate(len);
-        }
-    }
 }
 
 fn decode(sb: &common::Sandbox, body: &str) -> Value {

@@ -274,6 +274,11 @@ fn two_pipes_an_agent_reads_are_treated_each_on_its_own() {
     assert!(show(&sb, &id, &[]) == direct.stderr, "stored stderr differs");
     let text = String::from_utf8_lossy(&err);
     assert!(text.contains("--legacy-0 ") && text.contains(&format!("show {id} --grep")), "{text}");
+    // One call, one history row: stdout's (`recall` must find stdout there);
+    // the stderr half, delivered by the same path, adds none.
+    let gain = output_within(sb.cmd(BIN).args(["gain", "--json"]), Duration::from_secs(60));
+    let gain: serde_json::Value = serde_json::from_slice(&gain.stdout).unwrap();
+    assert_eq!(gain["calls"], 1, "{gain}");
 
     // Without an agent marker (a program, not an agent, reads the pipes):
     // both streams as the tool wrote them.

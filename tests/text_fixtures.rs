@@ -124,15 +124,38 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
     ("unfiltered-heldout/csslint-katex", FOLDED),
     ("unfiltered-heldout/htmlhint-pydoc-html", "not halved: every finding and its message line kept"),
     ("unfiltered-heldout/markdownlint-npm-readmes", FOLDED),
+    // the third held-out set (measured, not tuned on)
+    (
+        "unfiltered-heldout3/biome-lint",
+        "not halved: biome's framed diagnostics read as a document and pass whole",
+    ),
+    (
+        "unfiltered-heldout3/cspell-docs-perllib",
+        "not halved: 408 findings of one shape cost most of their size",
+    ),
+    (
+        "unfiltered-heldout3/perlcritic-stdlib",
+        "severity-5 findings past the head dropped: only keyword lines and the most common shapes kept",
+    ),
 ];
 
 /// Sets whose total savings are under the 80 % goal today.
 /// (pkg: terraform plans and apt plans keep every planned resource/package.)
 /// (unfiltered-heldout: lists of findings of tools no filter names, folded
 /// by rule with every place and value listed, still cost about half their
-/// size; unfiltered-heldout2: tables (ps, readelf, gprof) pass whole.)
-const SETS_UNDER_GOAL: &[&str] =
-    &["build", "tests", "lint", "pkg", "search", "vcs", "unfiltered-heldout", "unfiltered-heldout2"];
+/// size; unfiltered-heldout2: tables (ps, readelf, gprof) pass whole; unfiltered-heldout3:
+/// most of its 64 runs are short and pass raw, large lists of findings barely shrink.)
+const SETS_UNDER_GOAL: &[&str] = &[
+    "build",
+    "tests",
+    "lint",
+    "pkg",
+    "search",
+    "vcs",
+    "unfiltered-heldout",
+    "unfiltered-heldout2",
+    "unfiltered-heldout3",
+];
 
 fn check_dir(dir: &Path, min: usize) {
     let home = tempfile::tempdir().unwrap();

@@ -13,7 +13,7 @@ use std::io;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use super::{Edge, Receipt, after_output, formatted, rendering_wins, typed_result, with_plan};
+use super::{Edge, Receipt, formatted, rendering_wins, typed_result, with_plan};
 use crate::auditor::{self, Encoding};
 use crate::history;
 use crate::json::{self, Source, parse::Checked};
@@ -122,7 +122,7 @@ pub(super) fn deliver_stored(
     let result = typed_result(None, hint, &receipt);
     Ok(edge.emit(&formatted(out, &result, settings), receipt.line(settings.receipt).as_deref()).map(|()| {
         let call = history::Call::new(hint, &receipt, side.harness, started.elapsed()).with_result(&result);
-        after_output(call, side.history, home, Vec::new(), (store_took, side.open_took));
+        edge.after_output(call, side.history, home, Vec::new(), (store_took, side.open_took));
         receipt
     }))
 }

@@ -56,6 +56,7 @@ pub mod router;
 pub mod schema_yaml;
 pub mod scrubber;
 pub mod sieve;
+pub mod sniff;
 
 pub use parse::parse;
 

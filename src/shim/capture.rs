@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use super::keep::{KeepLimits, Keeper, Kept};
 use crate::auditor::{Encoding, Tally};
-use crate::json::scrubber::{Escape, escape_at};
+use crate::json::sniff::{SNIFF_LIMIT, Sniff, sniff};
 use crate::store::{Object, ObjectWriter, Store};
 
 /// What a capture holds in memory at most (`TOKENSIEVE_CAPTURE_MAX_BYTES`).
@@ -34,8 +34,6 @@ pub const TEXT_WHOLE_MAX: usize = 8 << 20;
 pub const STOP_GRACE: Duration = Duration::from_secs(2);
 /// How often a stopped capture looks whether the tool has exited.
 const TICK: Duration = Duration::from_millis(25);
-/// After this much undecided output (whitespace, escapes), call it text.
-const SNIFF_LIMIT: usize = 4096;
 const CHUNK: usize = 64 * 1024;
 
 /// Limits for one capture.
@@ -67,8 +65,9 @@ impl Limits {
 
 /// What became of the child's stdout.
 pub enum Captured {
-    /// Everything, in memory, for the pipeline.
-    Whole(Vec<u8>),
+    /// Everything, in memory, for the pipeline, with what its first bytes
+    /// said (`Json` or `Text`), which the pipeline takes as its sniff.
+    Whole(Vec<u8>, Sniff),
     /// Too large to hold: what was kept, with every byte in the raw store.
     Kept(Spooled),
     /// Already written to our stdout, byte for byte.
@@ -200,7 +199,7 @@ enum Ready {
 pub fn capture(src: &mut Source, limits: &Limits, store: &Store, enc: Encoding) -> io::Result<Captured> {
     let mut chunk = vec![0u8; CHUNK];
     let mut buf = Vec::new();
-    let json = loop {
+    let first = loop {
         match src.read(&mut chunk, None)? {
             Event::Data(n) => buf.extend_from_slice(&chunk[..n]),
             // Only whitespace or escapes, if anything: nothing to treat.
@@ -208,11 +207,12 @@ pub fn capture(src: &mut Source, limits: &Limits, store: &Store, enc: Encoding) 
         }
         match sniff(&buf) {
             Sniff::NeedMore if buf.len() < SNIFF_LIMIT => continue,
-            Sniff::Json => break true,
-            Sniff::Text | Sniff::NeedMore => break false,
+            Sniff::Json => break Sniff::Json,
+            Sniff::Text | Sniff::NeedMore => break Sniff::Text,
             Sniff::Binary => return Ok(degrade(src, &buf, &mut chunk)),
         }
     };
+    let json = first == Sniff::Json;
     let late = if json { None } else { limits.text_wait.map(|w| Instant::now() + w) };
     let mut checked = 0;
     loop {
@@ -224,7 +224,7 @@ pub fn capture(src: &mut Source, limits: &Limits, store: &Store, enc: Encoding) 
         }
         match src.read(&mut chunk, late)? {
             Event::Data(n) => buf.extend_from_slice(&chunk[..n]),
-            Event::End => return Ok(Captured::Whole(buf)),
+            Event::End => return Ok(Captured::Whole(buf, first)),
             Event::Late => return Ok(degrade(src, &buf, &mut chunk)),
         }
     }
@@ -414,56 +414,6 @@ fn still_text(buf: &[u8], checked: &mut usize) -> bool {
     }
 }
 
-/// What the first bytes say.
-#[derive(Debug, PartialEq, Eq)]
-enum Sniff {
-    /// Only whitespace, a BOM or an unfinished escape so far.
-    NeedMore,
-    /// A valid JSON prefix (one value, or several: NDJSON).
-    Json,
-    Text,
-    Binary,
-}
-
-fn sniff(buf: &[u8]) -> Sniff {
-    let mut i = 0;
-    const BOM: &[u8] = b"\xEF\xBB\xBF";
-    if buf.starts_with(BOM) {
-        i = BOM.len();
-    } else if BOM.starts_with(buf) {
-        return Sniff::NeedMore;
-    }
-    while i < buf.len() {
-        match buf[i] {
-            0 => return Sniff::Binary,
-            b' ' | b'\t' | b'\r' | b'\n' => i += 1,
-            0x1b => match escape_at(&buf[i..]) {
-                Escape::Len(len) => i += len,
-                Escape::Unfinished => return Sniff::NeedMore,
-                Escape::NotOne => return Sniff::Text,
-            },
-            b'{' | b'[' => return json_prefix(&buf[i..]),
-            _ => return Sniff::Text,
-        }
-    }
-    Sniff::NeedMore
-}
-
-/// Whether `bytes` (starting at `{` or `[`) is JSON so far: every value
-/// parses, the last may be cut off. `[+] Running` or `[INFO] ...` is text.
-fn json_prefix(bytes: &[u8]) -> Sniff {
-    if bytes.contains(&0) {
-        return Sniff::Binary;
-    }
-    let stream = serde_json::Deserializer::from_slice(bytes).into_iter::<serde_json::Value>();
-    for item in stream {
-        if let Err(e) = item {
-            return if e.is_eof() { Sniff::Json } else { Sniff::Text };
-        }
-    }
-    Sniff::Json
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -474,24 +424,6 @@ mod tests {
         assert_eq!((l.whole_max(true), l.whole_max(false)), (64 << 20, TEXT_WHOLE_MAX));
         let small = Limits { max_bytes: 1000, ..l };
         assert_eq!((small.whole_max(true), small.whole_max(false)), (1000, 1000));
-    }
-
-    #[test]
-    fn sniffing_first_bytes() {
-        assert_eq!(sniff(b""), Sniff::NeedMore);
-        assert_eq!(sniff(b"  \n"), Sniff::NeedMore);
-        assert_eq!(sniff(b"\xEF\xBB"), Sniff::NeedMore);
-        assert_eq!(sniff(b"\xEF\xBB\xBF{\"a\""), Sniff::Json);
-        assert_eq!(sniff(b"\n  [\n  {\"Vpcs\": [1, 2"), Sniff::Json);
-        assert_eq!(sniff(b"{\"a\":1}\n{\"b\":2}\n{\"c\""), Sniff::Json);
-        assert_eq!(sniff(b"\x1b[1;32m{\"a\": 1}"), Sniff::Json);
-        assert_eq!(sniff(b"\x1b]0;title\x07[1]"), Sniff::Json);
-        assert_eq!(sniff(b"\x1b[1;3"), Sniff::NeedMore);
-        assert_eq!(sniff(b"[+] Running 3/3"), Sniff::Text);
-        assert_eq!(sniff(b"[INFO] starting"), Sniff::Text);
-        assert_eq!(sniff(b"[2024-01-01 12:00] up"), Sniff::Text);
-        assert_eq!(sniff(b"   Compiling foo"), Sniff::Text);
-        assert_eq!(sniff(b"\x00\x01ELF"), Sniff::Binary);
     }
 
     #[test]

@@ -89,7 +89,8 @@
 //!    program holds (`reader::stderr_read_apart`: Codex reads the two
 //!    streams apart) gets the tool's stderr on a pipe of ours, gathered
 //!    beside stdout (`apart`) and treated as text on its own once stdout is
-//!    delivered, with its own receipt (`deliver_apart`); `2>/dev/null`,
+//!    delivered, with its own receipt, by the same `handoff::deliver_to`
+//!    writing to stderr (`deliver_apart`); `2>/dev/null`,
 //!    `2>file` and a pipe into another program keep the tool's stderr where
 //!    it was sent;
 //!    `TOKENSIEVE_DEPTH=1`, pagers off, `PR_SET_PDEATHSIG`, and SIGINT, SIGTERM,
@@ -155,6 +156,7 @@ pub use child::exit_code as child_exit_code;
 use child::{Launch, Streams};
 use policy::Decision;
 
+use crate::handoff::Sink;
 use crate::settings::{Hint, Settings};
 use crate::store::Store;
 
@@ -220,14 +222,14 @@ fn compress(name: &str, launch: &Launch, settings: Option<Settings>, started: In
     words.extend(launch.args.iter().map(|a| a.to_string_lossy().into_owned()));
     let hint = Hint { command: words, exit_code: outcome.code };
     match outcome.captured {
-        Captured::Whole(raw) => {
-            deliver(crate::handoff::Output::Whole(raw), &hint, &settings, &raw_store, started)
+        Captured::Whole(raw, first) => {
+            deliver(crate::handoff::Output::Sniffed(raw, first), &hint, &settings, &raw_store, started)
         }
         Captured::Kept(spooled) => deliver((&spooled).into(), &hint, &settings, &raw_store, started),
         Captured::Streamed => {}
     }
     if let Some(stderr) = outcome.stderr.and_then(|g| g.finish(capture::STOP_GRACE)) {
-        deliver_apart(&stderr, &hint, &settings, &raw_store);
+        deliver_apart(stderr, &hint, &settings, &raw_store, started);
     }
     if let Some(stop) = outcome.stop {
         stopped_note(stop, started);
@@ -235,33 +237,22 @@ fn compress(name: &str, launch: &Launch, settings: Option<Settings>, started: In
     ExitCode::from(outcome.code.clamp(0, 255) as u8)
 }
 
-/// The tool's stderr, read apart from stdout (`Streams::Apart`), treated
-/// as text on its own and written to our stderr, with its own receipt;
-/// its raw bytes kept when something was left out (else, and on any
-/// failure, as printed). The exit code stays with stdout's rendering.
-fn deliver_apart(raw: &[u8], hint: &Hint, settings: &Settings, raw_store: &Store) {
-    use std::io::Write;
+/// The tool's stderr, read apart from stdout (`Streams::Apart`), delivered
+/// to our stderr by the one delivery path (`handoff::deliver_to`): treated
+/// as text on its own, with its own receipt, its raw bytes kept when
+/// something was left out, as printed on any failure. The exit code stays
+/// with stdout's rendering (no status line here), and so does the call's
+/// history row.
+fn deliver_apart(raw: Vec<u8>, hint: &Hint, settings: &Settings, raw_store: &Store, started: Instant) {
     if raw.is_empty() {
         return;
     }
     let hint = Hint { command: hint.command.clone(), exit_code: 0 };
-    let assess = || crate::handoff::assess(raw, Some(&hint), settings, raw_store);
-    // The project's one panic catcher, as `handoff::deliver` uses: the
-    // panic's own message stays off the stderr the agent reads.
-    let (out, line) = match crate::pipeline::caught(assess) {
-        Some((out, receipt, Some(object))) if raw_store.put(raw, &object).is_ok() => {
-            (out, receipt.line(settings.receipt))
-        }
-        Some(_) => (raw.to_vec(), None),
-        None => {
-            eprintln!("tokensieve: internal error while compressing; raw output delivered");
-            (raw.to_vec(), None)
-        }
-    };
-    let mut err = io::stderr().lock();
-    let _ = err.write_all(&out);
-    if let Some(line) = line {
-        let _ = err.write_all(format!("{line}\n").as_bytes());
+    let output = crate::handoff::Output::Whole(raw);
+    if let Err(e) =
+        crate::handoff::deliver_to(Sink::Stderr, output, Some(&hint), settings, raw_store, started)
+    {
+        eprintln!("tokensieve: cannot write the tool's stderr: {e}");
     }
 }
 

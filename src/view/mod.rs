@@ -182,13 +182,16 @@ fn slice(v: &Value, path: &mut Vec<Seg>, plan: &[(&Cut, Vec<usize>)]) -> Value {
                 })
                 .collect(),
         ),
+        // A member whose rows all stay out is left out of the body (its
+        // rows note says `0 of N shown`): `builds=[]` would read as none.
         Value::Object(m) => Value::Object(
             m.iter()
-                .map(|(k, x)| {
+                .filter_map(|(k, x)| {
                     path.push(Seg::Key(k.clone()));
-                    let out = slice(x, path, plan);
+                    let none_shown = plan.iter().any(|(c, rows)| c.path == *path && rows.is_empty());
+                    let out = (!none_shown).then(|| slice(x, path, plan));
                     path.pop();
-                    (k.clone(), out)
+                    Some((k.clone(), out?))
                 })
                 .collect(),
         ),

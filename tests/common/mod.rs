@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod aws;
+pub mod json_views;
 
 use std::ffi::OsString;
 use std::fs;

@@ -1,0 +1,96 @@
+//! JSON or text, from the first bytes of an output: the one sniff, taken
+//! by the shim's capture as the bytes come (it decides how much to hold)
+//! and handed down to `pipeline::route`, which takes it again only for
+//! callers that never sniffed (filter mode, `fetch`, `show`).
+
+use super::scrubber::{Escape, escape_at};
+
+/// After this much undecided output (whitespace, escapes), call it text.
+pub const SNIFF_LIMIT: usize = 4096;
+
+/// What the first bytes say.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sniff {
+    /// Only whitespace, a BOM or an unfinished escape so far.
+    NeedMore,
+    /// A valid JSON prefix (one value, or several: NDJSON).
+    Json,
+    Text,
+    Binary,
+}
+
+pub fn sniff(buf: &[u8]) -> Sniff {
+    let mut i = 0;
+    const BOM: &[u8] = b"\xEF\xBB\xBF";
+    if buf.starts_with(BOM) {
+        i = BOM.len();
+    } else if BOM.starts_with(buf) {
+        return Sniff::NeedMore;
+    }
+    while i < buf.len() {
+        match buf[i] {
+            0 => return Sniff::Binary,
+            b' ' | b'\t' | b'\r' | b'\n' => i += 1,
+            0x1b => match escape_at(&buf[i..]) {
+                Escape::Len(len) => i += len,
+                Escape::Unfinished => return Sniff::NeedMore,
+                Escape::NotOne => return Sniff::Text,
+            },
+            b'{' | b'[' => return json_prefix(&buf[i..]),
+            _ => return Sniff::Text,
+        }
+    }
+    Sniff::NeedMore
+}
+
+/// Whether `bytes` (starting at `{` or `[`) is JSON so far: every value
+/// parses, the last may be cut off. `[+] Running` or `[INFO] ...` is text.
+fn json_prefix(bytes: &[u8]) -> Sniff {
+    if bytes.contains(&0) {
+        return Sniff::Binary;
+    }
+    let stream = serde_json::Deserializer::from_slice(bytes).into_iter::<serde_json::Value>();
+    for item in stream {
+        if let Err(e) = item {
+            return if e.is_eof() { Sniff::Json } else { Sniff::Text };
+        }
+    }
+    Sniff::Json
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sniffing_first_bytes() {
+        assert_eq!(sniff(b""), Sniff::NeedMore);
+        assert_eq!(sniff(b"  \n"), Sniff::NeedMore);
+        assert_eq!(sniff(b"\xEF\xBB"), Sniff::NeedMore);
+        assert_eq!(sniff(b"\xEF\xBB\xBF{\"a\""), Sniff::Json);
+        assert_eq!(sniff(b"\n  [\n  {\"Vpcs\": [1, 2"), Sniff::Json);
+        assert_eq!(sniff(b"{\"a\":1}\n{\"b\":2}\n{\"c\""), Sniff::Json);
+        assert_eq!(sniff(b"\x1b[1;32m{\"a\": 1}"), Sniff::Json);
+        assert_eq!(sniff(b"\x1b]0;title\x07[1]"), Sniff::Json);
+        assert_eq!(sniff(b"\x1b[1;3"), Sniff::NeedMore);
+        assert_eq!(sniff(b"[+] Running 3/3"), Sniff::Text);
+        assert_eq!(sniff(b"[INFO] starting"), Sniff::Text);
+        assert_eq!(sniff(b"[2024-01-01 12:00] up"), Sniff::Text);
+        assert_eq!(sniff(b"   Compiling foo"), Sniff::Text);
+        assert_eq!(sniff(b"\x00\x01ELF"), Sniff::Binary);
+    }
+
+    #[test]
+    fn a_prefix_cut_inside_a_character_or_an_escape_is_still_json() {
+        // A read (or the route's 4 KiB) can end anywhere in the document.
+        let doc = "{\"name\": \"caf\u{e9} \u{1F600}\", \"esc\": \"a\\u00e9b\", \"n\": -1.5e3}";
+        for cut in 1..doc.len() {
+            assert_eq!(
+                sniff(&doc.as_bytes()[..cut]),
+                Sniff::Json,
+                "cut at {cut}: {:?}",
+                &doc.as_bytes()[..cut]
+            );
+        }
+    }
+}
