@@ -187,10 +187,13 @@ const JVM_FRAMEWORK: &[&str] = &[
 /// .NET's runtime and test frameworks.
 const DOTNET_FRAMEWORK: &[&str] = &["System.", "Microsoft.", "Xunit.", "xunit.", "NUnit.", "Castle."];
 
-/// `pkg.Class.method(File.java:12)`, `(Native Method)`, `(Unknown Source)`.
+/// `pkg.Class.method(File.java:12)`, `(Native Method)`, `(Unknown Source)`,
+/// the location after the module that holds it as the JVM's thread dumps
+/// and Java 9+ traces print it (`java.base@17.0.15/Thread.java:840`,
+/// `app//Main.java:3`).
 static JVM_FRAME: Lazy<Regex> = Lazy::new(|| {
     Regex::new(
-        r"^([\w$./<>-]+)\((?:[\w$-]+\.(?:java|kt|scala|groovy|clj):\d+|Native Method|Unknown Source)\)$",
+        r"^([\w$./<>-]+)\((?:[\w.$-]*(?:@[\w.+-]+)?//?)?(?:[\w$-]+\.(?:java|kt|scala|groovy|clj):\d+|Native Method|Unknown Source)\)$",
     )
     .expect("valid jvm frame regex")
 });
@@ -264,6 +267,11 @@ pub fn bare_js_frame(line: &str) -> Option<bool> {
 }
 
 fn jvm_user(class: &str) -> bool {
+    // a lambda's synthetic class (`Workers$$Lambda$2/0x7f0e.call`) is the
+    // JVM's glue between the user's frames around it
+    if class.contains("$$Lambda") {
+        return false;
+    }
     let class = class.rsplit_once('/').map_or(class, |(_, c)| c);
     !JVM_FRAMEWORK.iter().any(|p| class.starts_with(p))
 }
@@ -376,6 +384,11 @@ mod tests {
             ),
             ("       java.base/jdk.internal.reflect.NativeMethodAccessorImpl.invoke0(Native Method)", false),
             ("       inventory.Stock.value(Stock.java:37)", true),
+            // a thread dump's frames name the module that holds their class
+            ("\tat java.lang.Thread.sleep(java.base@17.0.15/Native Method)", false),
+            ("\tat java.util.concurrent.FutureTask.run(java.base@17.0.15/FutureTask.java:264)", false),
+            ("\tat com.acme.Main.run(app//Main.java:3)", true),
+            ("\tat Workers$$Lambda$2/0x00007f0ef0000c28.call(Unknown Source)", false),
             ("    at handler (/srv/app/routes/orders.js:41:22)", true),
             ("    at Module._compile (node:internal/modules/cjs/loader:1256:14)", false),
             ("    at new Promise (<anonymous>)", false),

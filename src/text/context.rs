@@ -90,7 +90,7 @@ pub fn header_of(lines: &[&str], i: usize) -> Option<usize> {
 /// The line after line `i` that belongs with it (see the module doc).
 pub fn next_of(lines: &[&str], i: usize) -> Option<usize> {
     let line = lines.get(i)?;
-    let j = i + 1 + lines.get(i + 1..)?.iter().take(2).position(|l| !l.trim().is_empty())?;
+    let j = next_after(lines, i)?;
     let next = lines[j];
     // (an indented line under an indented one is a row of a table as often)
     if j == i + 1 && indent(line) == 0 && indent(next) > 0 && !line.is_empty() {
@@ -100,6 +100,13 @@ pub fn next_of(lines: &[&str], i: usize) -> Option<usize> {
         (Some(a), Some(b)) if a == b && !is_banner(next) => Some(j),
         _ => None,
     }
+}
+
+/// The first non-blank line after line `i` (within two lines): what
+/// followed a stack trace ending there.
+pub fn next_after(lines: &[&str], i: usize) -> Option<usize> {
+    let k = lines.get(i + 1..)?.iter().take(2).position(|l| !l.trim().is_empty())?;
+    Some(i + 1 + k)
 }
 
 /// The context lines of `kept` (indices into `lines`) that are not kept

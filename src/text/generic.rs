@@ -29,6 +29,7 @@ use crate::settings::Settings;
 use crate::text::blocks::{self, Block};
 use crate::text::guard::{self, Source};
 use crate::text::kind::{self, Asked, Kind};
+use crate::text::paragraphs;
 use crate::text::report;
 use crate::text::summary;
 
@@ -584,7 +585,12 @@ pub fn render(src: &Source, settings: &Settings, asked: Asked) -> (String, Kind)
     let body = match kind {
         // what was asked for as a document (help, a file) stays whole
         Kind::Document if asked != Asked::Output => document(lines, &[]),
-        Kind::Document => document(lines, &blocks),
+        // a program's output made of many paragraphs of one shape (a
+        // thread dump): each shape once, framework frames counted
+        Kind::Document => match blocks.is_empty().then(|| paragraphs::render(src)).flatten() {
+            Some(folded) => folded,
+            None => document(lines, &blocks),
+        },
         Kind::Log => {
             let items = fold(src, &blocks);
             let mut out = Vec::new();
@@ -912,6 +918,47 @@ mod tests {
         }
         let out = generic(&text, 4000);
         assert!(out.contains("L1501: fetch job 1500 took 30 ms"), "{out}");
+    }
+
+    /// Rule 3 of issue 26: in a summary, what a program printed right after
+    /// a stack trace, and the next line of a failed unit's own source, are
+    /// shown with them.
+    #[test]
+    fn a_summary_shows_what_followed_a_trace_and_a_failure() {
+        let trace = "Traceback (most recent call last):\n  File \"/srv/app/jobs.py\", line 40, in run\n    step()\nValueError: bad row 17\n";
+        let mut text = String::new();
+        for i in 0..3000 {
+            let what = [
+                "thumbd[1190]: resized upload",
+                "CRON[1202]: (www-data) CMD run",
+                "sshd[880]: closed by user",
+            ];
+            text.push_str(&format!(
+                "Nov 23 08:{:02}:{:02} web01 {} {i} in {} ms\n",
+                i / 60 % 60,
+                i % 60,
+                what[i % 3],
+                i % 70
+            ));
+            if i == 1200 {
+                text.push_str(trace);
+                text.push_str("Nov 23 08:20:01 web01 thumbd[1190]: giving up on batch 7, 3 rows left\n");
+            }
+            if i == 2100 {
+                text.push_str(
+                    "Nov 23 08:35:00 web01 systemd[1]: thumbd.service: Failed with result 'core-dump'.\n",
+                );
+                text.push_str("Nov 23 08:35:00 web01 systemd[1]: thumbd.service: Scheduled restart job, restart counter is at 1.\n");
+            }
+        }
+        let out = generic(&text, 4000);
+        assert!(
+            out.contains(
+                "ValueError: bad row 17\nL1206: Nov 23 08:20:01 web01 thumbd[1190]: giving up on batch 7"
+            ),
+            "{out}"
+        );
+        assert!(out.contains("L2107: Nov 23 08:35:00 web01 systemd[1]: thumbd.service: Failed with result 'core-dump'.\nL2108: Nov 23 08:35:00 web01 systemd[1]: thumbd.service: Scheduled restart job, restart counter is at 1.\n"), "{out}");
     }
 
     /// A summary's last run shows its last line as printed, though the

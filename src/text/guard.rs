@@ -194,10 +194,18 @@ pub fn similar_pattern(line: &str) -> String {
 /// show names them by their starts).
 pub fn similar_pattern_within(line: &str, max: usize) -> String {
     let body = line.trim();
-    let shape = crate::text::generic::shape(body);
+    // the literal parts between the numbers (a `#` the line prints is one
+    // of them: redis's `# WARNING`, go's `# pkg`)
+    let mut literals = Vec::new();
+    let mut copied = 0;
+    for (start, end) in crate::text::generic::slots(body) {
+        literals.push(&body[copied..start]);
+        copied = end;
+    }
+    literals.push(&body[copied..]);
     let mut out = String::new();
     let mut used = 0;
-    for (k, literal) in shape.split('#').enumerate() {
+    for (k, literal) in literals.into_iter().enumerate() {
         if k > 0 {
             out.push_str(r"\w+");
         }
@@ -300,6 +308,18 @@ mod tests {
         // a copy rephrased (indentation dropped) shows neither
         let lost = check("✖ adds (1ms)\nAssertionError: 1 !== 2\n✖ failing tests:\n", &src).unwrap_err();
         assert_eq!(lost.missing, vec![1, 5]);
+    }
+
+    #[test]
+    fn a_similar_pattern_matches_its_own_line() {
+        for line in [
+            "22734:M 26 Nov 2026 23:26:30.895 # WARNING Memory overcommit must be enabled!",
+            "# example.com/ledger/export",
+            "\"order-worker-13\" #13 prio=5 os_prio=0 cpu=0.33ms",
+        ] {
+            let re = Regex::new(&similar_pattern(line)).unwrap();
+            assert!(re.is_match(line), "{line}: {re}");
+        }
     }
 
     #[test]

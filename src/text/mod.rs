@@ -239,6 +239,7 @@ mod kind;
 #[cfg(test)]
 mod linear;
 pub use kind::json_lines_log;
+mod paragraphs;
 #[cfg(test)]
 mod properties;
 mod report;

@@ -62,13 +62,21 @@ pub fn render(src: &Source, items: &[Item]) -> String {
     middle.sort_by_key(|m| m.0);
     if !middle.is_empty() {
         out.push("signal lines between head and tail:".into());
+        // a stack trace shown covers its lines to its end: no gap after it
+        let ends: HashMap<usize, usize> = items
+            .iter()
+            .filter_map(|item| match item {
+                Item::Block(b) => Some((b.start, b.end - 1)),
+                Item::Run(_) => None,
+            })
+            .collect();
         let mut last: Option<usize> = None;
         for (at, shown) in middle {
             if last.is_none_or(|l| src.line_no(at) > src.line_no(l) + 1) {
                 out.push("…".into());
             }
             out.extend(shown);
-            last = Some(at);
+            last = Some(ends.get(&at).copied().unwrap_or(at).max(last.unwrap_or(0)));
         }
     }
 
@@ -211,10 +219,14 @@ fn outliers(
     out
 }
 
-/// The lines of the folded runs of `items`.
+/// Lines shown for what followed a stack trace, at most (a log of many
+/// traces has its most common lines for the rest).
+const AFTER_TRACES: usize = 10;
+
 /// Rule 3 of issue 26: the section header and the next line of the same
-/// source of each line the middle shows, when the middle would otherwise
-/// hide them (a stack trace's lines are its own context).
+/// source of each line the middle shows, and the line after each stack
+/// trace, when the middle would otherwise hide them (a trace's own lines
+/// are its block).
 fn context_lines(
     src: &Source,
     items: &[Item],
@@ -222,11 +234,27 @@ fn context_lines(
     middle: &[(usize, Vec<String>)],
 ) -> Vec<(usize, Vec<String>)> {
     let lines = &src.cleaned;
-    let hidden: std::collections::HashSet<usize> = range_lines(&items[range]).into_iter().collect();
+    let hidden: std::collections::HashSet<usize> = range_lines(&items[range.clone()]).into_iter().collect();
     let kept: Vec<usize> = middle.iter().map(|m| m.0).filter(|i| hidden.contains(i)).collect();
-    crate::text::context::around(lines, &kept)
+    // the line a stack trace is followed by: what the program did next;
+    // a signal line there is the signal lines' own to show or count (a
+    // request's 500 after its trace), and at most `AFTER_TRACES` of them
+    let after_traces: Vec<usize> = items[range]
+        .iter()
+        .filter_map(|item| match item {
+            Item::Block(b) => crate::text::context::next_after(lines, b.end - 1),
+            Item::Run(_) => None,
+        })
+        .filter(|&i| src.ledger.kind(i).is_none() && !generic::is_signal(lines[i]))
+        .take(AFTER_TRACES)
+        .collect();
+    let mut context = crate::text::context::around(lines, &kept);
+    context.extend(after_traces);
+    context.sort_unstable();
+    context.dedup();
+    context
         .into_iter()
-        .filter(|i| hidden.contains(i))
+        .filter(|i| hidden.contains(i) && !kept.contains(i))
         .map(|i| (i, vec![format!("L{}: {}", src.line_no(i), cut(lines[i]))]))
         .collect()
 }
@@ -259,6 +287,7 @@ fn field_words(lines: &[&str], members: &[usize]) -> String {
 /// A field listed under the most common lines takes at most this many words.
 const FIELD_WORDS: usize = 8;
 
+/// The lines of the folded runs of `items`.
 fn range_lines(items: &[Item]) -> Vec<usize> {
     items
         .iter()
