@@ -65,25 +65,33 @@ pub fn escape_at(s: &[u8]) -> Escape {
 /// Removes a UTF-8 BOM and ANSI escape sequences. Borrows when nothing changes.
 pub fn scrub(text: &str) -> Cow<'_, str> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    if !text.contains('\x1b') {
-        return Cow::Borrowed(text);
+    match strip_escapes(text.as_bytes()) {
+        Cow::Borrowed(_) => Cow::Borrowed(text),
+        // Escapes are whole ASCII sequences: what is left is still UTF-8.
+        Cow::Owned(bytes) => Cow::Owned(String::from_utf8(bytes).expect("escapes are ASCII")),
     }
-    let bytes = text.as_bytes();
-    let mut out = String::with_capacity(text.len());
+}
+
+/// `bytes` without their ANSI escape sequences (an unfinished one at the
+/// end stays). Borrows when there are none.
+pub fn strip_escapes(bytes: &[u8]) -> Cow<'_, [u8]> {
+    if !bytes.contains(&0x1b) {
+        return Cow::Borrowed(bytes);
+    }
+    let mut out = Vec::with_capacity(bytes.len());
     let (mut from, mut i) = (0, 0);
     while let Some(off) = bytes[i..].iter().position(|&b| b == 0x1b) {
         let at = i + off;
-        // Escapes are ASCII, so every cut below is on a char boundary.
         match escape_at(&bytes[at..]) {
             Escape::Len(n) => {
-                out.push_str(&text[from..at]);
+                out.extend_from_slice(&bytes[from..at]);
                 from = at + n;
                 i = at + n;
             }
             Escape::Unfinished | Escape::NotOne => i = at + 1,
         }
     }
-    out.push_str(&text[from..]);
+    out.extend_from_slice(&bytes[from..]);
     Cow::Owned(out)
 }
 

@@ -3,7 +3,7 @@
 //! and handed down to `pipeline::route`, which takes it again only for
 //! callers that never sniffed (filter mode, `fetch`, `show`).
 
-use super::scrubber::{Escape, escape_at};
+use super::scrubber::{Escape, escape_at, strip_escapes};
 
 /// After this much undecided output (whitespace, escapes), call it text.
 pub const SNIFF_LIMIT: usize = 4096;
@@ -49,7 +49,16 @@ fn json_prefix(bytes: &[u8]) -> Sniff {
     if bytes.contains(&0) {
         return Sniff::Binary;
     }
-    let stream = serde_json::Deserializer::from_slice(bytes).into_iter::<serde_json::Value>();
+    // Colour inside the document (`jq -C`, a coloured brace) is scrubbed
+    // before the parse, as `json::parse` does.
+    let mut bytes = strip_escapes(bytes).into_owned();
+    // An escape cut off by the end of what came so far is more to come.
+    if let Some(at) = bytes.iter().rposition(|&b| b == 0x1b)
+        && matches!(escape_at(&bytes[at..]), Escape::Unfinished)
+    {
+        bytes.truncate(at);
+    }
+    let stream = serde_json::Deserializer::from_slice(&bytes).into_iter::<serde_json::Value>();
     for item in stream {
         if let Err(e) = item {
             return if e.is_eof() { Sniff::Json } else { Sniff::Text };
@@ -72,6 +81,8 @@ mod tests {
         assert_eq!(sniff(b"{\"a\":1}\n{\"b\":2}\n{\"c\""), Sniff::Json);
         assert_eq!(sniff(b"\x1b[1;32m{\"a\": 1}"), Sniff::Json);
         assert_eq!(sniff(b"\x1b]0;title\x07[1]"), Sniff::Json);
+        assert_eq!(sniff(b"\x1b[32m{\x1b[0m\"key\": 1, \"b\": \x1b[1;34m\"v\x1b[0m\"}"), Sniff::Json);
+        assert_eq!(sniff(b"{\"a\": 1, \x1b[3"), Sniff::Json);
         assert_eq!(sniff(b"\x1b[1;3"), Sniff::NeedMore);
         assert_eq!(sniff(b"[+] Running 3/3"), Sniff::Text);
         assert_eq!(sniff(b"[INFO] starting"), Sniff::Text);
