@@ -146,16 +146,12 @@ pub fn render(src: &Source) -> Option<Vec<String>> {
     // groups of one key, in order of first appearance; a header that is a
     // signal line itself never folds into another
     let mut group_of: Vec<usize> = (0..paras.len()).collect();
+    let mut firsts: std::collections::HashMap<&[String], usize> = std::collections::HashMap::new();
     for k in 0..paras.len() {
-        let signal_header = src.ledger.kind(paras[k].start).is_some();
-        if signal_header {
+        if src.ledger.kind(paras[k].start).is_some() {
             continue;
         }
-        if let Some(first) = (0..k)
-            .find(|&j| group_of[j] == j && keys[j] == keys[k] && src.ledger.kind(paras[j].start).is_none())
-        {
-            group_of[k] = first;
-        }
+        group_of[k] = *firsts.entry(keys[k].as_slice()).or_insert(k);
     }
     let folds = (0..paras.len()).any(|k| group_of[k] != k);
     let framed = (0..paras.len()).any(|k| {
@@ -163,6 +159,10 @@ pub fn render(src: &Source) -> Option<Vec<String>> {
     });
     if !folds && !framed {
         return None;
+    }
+    let mut others: Vec<Vec<usize>> = vec![Vec::new(); paras.len()];
+    for (j, &g) in group_of.iter().enumerate().filter(|(j, g)| *j != **g) {
+        others[g].push(j);
     }
     let mut out: Vec<String> = Vec::new();
     for k in 0..paras.len() {
@@ -174,7 +174,7 @@ pub fn render(src: &Source) -> Option<Vec<String>> {
         let gap_from = if k == 0 { 0 } else { paras[k - 1].end };
         out.extend(lines[gap_from..p.start].iter().map(|l| l.to_string()));
         show(src, p, trouble[k], &mut out);
-        let others: Vec<usize> = (k + 1..paras.len()).filter(|&j| group_of[j] == k).collect();
+        let others = &others[k];
         if let Some(&last) = others.last() {
             let labels: Vec<String> = others.iter().map(|&j| label(lines, p, paras[j])).collect();
             let range = src
