@@ -61,6 +61,26 @@ per_call() { # command...: µs per call, best of 5 rounds of $runs/5 (a busy mac
     done
     echo "$best"
 }
+# The floor: a static C program that only execs the tool. Any wrapper pays
+# one more exec than calling the tool directly; the shim is judged by what
+# it costs beyond that.
+floor_bin=""
+if command -v cc >/dev/null 2>&1; then
+    printf '#include <unistd.h>\nint main(int c, char **v) { (void)c; execv("%s", v); return 127; }\n' \
+        "$tmp/tools/tool" >"$tmp/floor.c"
+    cc -static -O2 -o "$tmp/floor" "$tmp/floor.c" 2>/dev/null && floor_bin="$tmp/floor"
+fi
 direct=$(per_call "$tmp/tools/tool")
 shim=$(per_call "$tmp/shims/tool")
 echo "whole call (best of 5 x $((runs / 5))): tool directly ${direct} µs, through the shim (passthrough) ${shim} µs, overhead $((shim - direct)) µs"
+if [ -n "$floor_bin" ]; then
+    floor=$(per_call "$floor_bin")
+    echo "  an exec-only static C wrapper: ${floor} µs, overhead $((floor - direct)) µs; the shim beyond it: $((shim - floor)) µs"
+fi
+# CPU time (task-clock) is what a busy machine disturbs least.
+if command -v perf >/dev/null 2>&1 && perf stat -e task-clock true >/dev/null 2>&1; then
+    cpu() { perf stat -r "$runs" -x, -e task-clock "$@" 2>&1 >/dev/null | awk -F, '/task-clock/ {printf "%d", $1 * 1000}'; }
+    line="CPU per call (perf stat, $runs runs): tool directly $(cpu "$tmp/tools/tool") µs"
+    [ -n "$floor_bin" ] && line+=", exec-only wrapper $(cpu "$floor_bin") µs"
+    echo "$line, through the shim $(cpu "$tmp/shims/tool") µs"
+fi

@@ -117,7 +117,16 @@ pub fn render_focused(
     }
     let words = hint.map(|h| h.command.as_slice()).unwrap_or(&[]);
     let slurp = json::slurped(raw, &doc);
-    match crate::focus::view(&doc, words, slurp, settings) {
+    // What the view must stay within to be chosen below, so that it can
+    // give up before the costly part.
+    let within = match over_budget {
+        true => crate::focus::Within { chars: settings.budget, tokens: None },
+        false => crate::focus::Within {
+            chars: None,
+            tokens: Some((full_tokens as f64 * (1.0 - crate::focus::MIN_SAVING)) as usize),
+        },
+    };
+    match crate::focus::view(&doc, words, slurp, settings, within) {
         Some(v) if over_budget && budget::fits(&v.text, settings.budget) => v,
         Some(v)
             if !over_budget

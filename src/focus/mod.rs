@@ -29,10 +29,28 @@ use paths::{GPath, Step};
 /// the whole rendering (else the whole rendering is worth its price).
 pub const MIN_SAVING: f64 = 0.25;
 
+/// What a focus view must stay within to be of use, known before it is
+/// made (`pipeline::render_focused` decides; this only lets the view give
+/// up early): chars of the budget, tokens under the whole rendering's.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Within {
+    pub chars: Option<usize>,
+    pub tokens: Option<usize>,
+}
+
+impl Within {
+    fn holds(&self, text: &str, settings: &Call) -> bool {
+        self.chars.is_none_or(|max| crate::budget::fits(text, Some(max)))
+            && self.tokens.is_none_or(|max| crate::auditor::count(settings.encoding, text) <= max)
+    }
+}
+
 /// The focus view of `doc` (as parsed) for a command, `None` when it
-/// would leave nothing out. `slurp`: `doc` was read from JSON lines (jq
-/// needs `--slurp` to see them as the one array).
-pub fn view(doc: &Value, words: &[String], slurp: bool, settings: &Call) -> Option<Rendered> {
+/// would leave nothing out, or when its body alone is not `within` (the
+/// fields it names and their command are then never worked out: on a
+/// large document that is most of the cost). `slurp`: `doc` was read from
+/// JSON lines (jq needs `--slurp` to see them as the one array).
+pub fn view(doc: &Value, words: &[String], slurp: bool, settings: &Call, within: Within) -> Option<Rendered> {
     let sieved = sieve::sieve(doc.clone());
     let generic = || {
         let keep = rank::keep(&sieved);
@@ -55,6 +73,10 @@ pub fn view(doc: &Value, words: &[String], slurp: bool, settings: &Call) -> Opti
             paths::split(&sieved, &part).ok()?
         }
     };
+    let body = router::route(&crate::json::reduce(part, settings), settings.encoding);
+    if !within.holds(&body.text, settings) {
+        return None;
+    }
     let all = paths::stats(&sieved);
     let identity = |p: &[Step]| rank::identity(&all, &kept, p);
     let (records, program) = paths::program(&left, &kept, &identity, &paths::kinds(doc))?;
@@ -71,7 +93,6 @@ pub fn view(doc: &Value, words: &[String], slurp: bool, settings: &Call) -> Opti
         "# view: focus on {records} ({n} records{}); left out{how}: {cmd}\n",
         if signal > 0 { format!(", {signal} with signal shown whole") } else { String::new() }
     );
-    let body = router::route(&crate::json::reduce(part, settings), settings.encoding);
     text.push_str(&body.text);
     if !text.ends_with('\n') {
         text.push('\n');
@@ -262,6 +283,24 @@ mod tests {
     }
 
     #[test]
+    fn a_view_gives_up_when_its_body_cannot_be_within() {
+        let recs: Vec<Value> = (0..40)
+            .map(|i| json!({"Id": format!("i-{i:017x}"), "State": "running", "Etag": format!("{i:064x}")}))
+            .collect();
+        let doc = json!({"Items": recs});
+        let words = ["tool".to_string()];
+        let made = view(&doc, &words, false, &settings(), Within::default()).expect("a view");
+        let body_chars = made.text.lines().skip(1).map(|l| l.chars().count() + 1).sum::<usize>();
+        let too_few = Within { chars: Some(body_chars / 2), tokens: None };
+        assert!(view(&doc, &words, false, &settings(), too_few).is_none());
+        let tokens = crate::auditor::count(settings().encoding, &made.text);
+        let too_few = Within { chars: None, tokens: Some(tokens / 3) };
+        assert!(view(&doc, &words, false, &settings(), too_few).is_none());
+        let enough = Within { chars: Some(made.text.len()), tokens: Some(tokens) };
+        assert_eq!(view(&doc, &words, false, &settings(), enough).map(|v| v.text), Some(made.text));
+    }
+
+    #[test]
     fn a_view_names_its_left_out_fields_and_the_command_prints_them() {
         let recs: Vec<Value> = (0..8)
             .map(|i| {
@@ -271,8 +310,14 @@ mod tests {
             })
             .collect();
         let doc = json!({"Volumes": recs});
-        let v =
-            view(&doc, &["aws".into(), "ec2".into(), "describe-volumes".into()], false, &settings()).unwrap();
+        let v = view(
+            &doc,
+            &["aws".into(), "ec2".into(), "describe-volumes".into()],
+            false,
+            &settings(),
+            Within::default(),
+        )
+        .unwrap();
         let first = v.text.lines().next().unwrap();
         assert!(
             first.starts_with("# view: focus on .Volumes[] (8 records, 1 with signal shown whole)"),
