@@ -76,10 +76,11 @@ fn key(src: &Source, p: Para, troubled: bool) -> Vec<String> {
 }
 
 /// The values of line `i` (header: `Values::Fields` places; below it:
-/// numbers) that differ from those of line `first`, in order.
+/// numbers: what its key set aside, so as many as `first` has) that
+/// differ from those of line `first`, in order.
 fn differing<'a>(lines: &[&'a str], first: usize, i: usize, header: bool) -> Vec<&'a str> {
     let spans = |k: usize| {
-        if header { generic::places(lines[k]) } else { generic::slots(lines[k]) }
+        if header { generic::fields(lines[k]) } else { generic::slots(lines[k]) }
     };
     let (a, b) = (spans(first), spans(i));
     if a.len() != b.len() {
@@ -279,6 +280,16 @@ mod tests {
         // another lock: its own paragraph, whole
         assert!(out.contains("\"w-4\" #4") && out.contains("<0x00000000f840ffff>"), "{out}");
         assert!(out.contains("… 2 more like it: \"w-6\"; \"w-7\""), "{out}");
+    }
+
+    #[test]
+    fn a_header_value_of_another_width_is_listed() {
+        let mut text = String::new();
+        for (n, cpu) in ["0.47", "12", "3.5", "100", "7", "0.01"].iter().enumerate() {
+            text.push_str(&format!("\"w-{n}\" cpu={cpu}ms\n   State: RUNNABLE\n\n"));
+        }
+        let out = fold(&text).expect("a fold");
+        assert!(out.contains("… 5 more like it: \"w-1\"; \"w-2\"; \"w-3\"; \"w-4\"; \"w-5\""), "{out}");
     }
 
     #[test]
