@@ -201,7 +201,7 @@ pub(crate) fn places(line: &str) -> Vec<(usize, usize)> {
 
 /// `places`, and the value of each `key=value` field (up to the next
 /// blank) in place of the places inside it. Byte ranges, in order.
-fn fields(line: &str) -> Vec<(usize, usize)> {
+pub(crate) fn fields(line: &str) -> Vec<(usize, usize)> {
     let b = line.as_bytes();
     let mut values: Vec<(usize, usize)> = Vec::new();
     let mut i = 0;

@@ -76,10 +76,11 @@ fn key(src: &Source, p: Para, troubled: bool) -> Vec<String> {
 }
 
 /// The values of line `i` (header: `Values::Fields` places; below it:
-/// numbers) that differ from those of line `first`, in order.
+/// numbers: what its key set aside, so as many as `first` has) that
+/// differ from those of line `first`, in order.
 fn differing<'a>(lines: &[&'a str], first: usize, i: usize, header: bool) -> Vec<&'a str> {
     let spans = |k: usize| {
-        if header { generic::places(lines[k]) } else { generic::slots(lines[k]) }
+        if header { generic::fields(lines[k]) } else { generic::slots(lines[k]) }
     };
     let (a, b) = (spans(first), spans(i));
     if a.len() != b.len() {
@@ -146,16 +147,12 @@ pub fn render(src: &Source) -> Option<Vec<String>> {
     // groups of one key, in order of first appearance; a header that is a
     // signal line itself never folds into another
     let mut group_of: Vec<usize> = (0..paras.len()).collect();
+    let mut firsts: std::collections::HashMap<&[String], usize> = std::collections::HashMap::new();
     for k in 0..paras.len() {
-        let signal_header = src.ledger.kind(paras[k].start).is_some();
-        if signal_header {
+        if src.ledger.kind(paras[k].start).is_some() {
             continue;
         }
-        if let Some(first) = (0..k)
-            .find(|&j| group_of[j] == j && keys[j] == keys[k] && src.ledger.kind(paras[j].start).is_none())
-        {
-            group_of[k] = first;
-        }
+        group_of[k] = *firsts.entry(keys[k].as_slice()).or_insert(k);
     }
     let folds = (0..paras.len()).any(|k| group_of[k] != k);
     let framed = (0..paras.len()).any(|k| {
@@ -163,6 +160,10 @@ pub fn render(src: &Source) -> Option<Vec<String>> {
     });
     if !folds && !framed {
         return None;
+    }
+    let mut others: Vec<Vec<usize>> = vec![Vec::new(); paras.len()];
+    for (j, &g) in group_of.iter().enumerate().filter(|(j, g)| *j != **g) {
+        others[g].push(j);
     }
     let mut out: Vec<String> = Vec::new();
     for k in 0..paras.len() {
@@ -174,7 +175,7 @@ pub fn render(src: &Source) -> Option<Vec<String>> {
         let gap_from = if k == 0 { 0 } else { paras[k - 1].end };
         out.extend(lines[gap_from..p.start].iter().map(|l| l.to_string()));
         show(src, p, trouble[k], &mut out);
-        let others: Vec<usize> = (k + 1..paras.len()).filter(|&j| group_of[j] == k).collect();
+        let others = &others[k];
         if let Some(&last) = others.last() {
             let labels: Vec<String> = others.iter().map(|&j| label(lines, p, paras[j])).collect();
             let range = src
@@ -279,6 +280,16 @@ mod tests {
         // another lock: its own paragraph, whole
         assert!(out.contains("\"w-4\" #4") && out.contains("<0x00000000f840ffff>"), "{out}");
         assert!(out.contains("… 2 more like it: \"w-6\"; \"w-7\""), "{out}");
+    }
+
+    #[test]
+    fn a_header_value_of_another_width_is_listed() {
+        let mut text = String::new();
+        for (n, cpu) in ["0.47", "12", "3.5", "100", "7", "0.01"].iter().enumerate() {
+            text.push_str(&format!("\"w-{n}\" cpu={cpu}ms\n   State: RUNNABLE\n\n"));
+        }
+        let out = fold(&text).expect("a fold");
+        assert!(out.contains("… 5 more like it: \"w-1\"; \"w-2\"; \"w-3\"; \"w-4\"; \"w-5\""), "{out}");
     }
 
     #[test]
