@@ -311,13 +311,15 @@ fn is_summary(kind: Kind, line: &str) -> bool {
 }
 
 /// `path:line[:col]` (a path has a `/` or an extension, so `12:30:45` is
-/// no location), `path(line,col)` (tsc), `File "path", line N` (Python).
+/// no location; a line number never starts with 0, so neither is an access
+/// log's `[27/Nov/2026:05:33:06`), `path(line,col)` (tsc), `File "path",
+/// line N` (Python).
 static LOCATION: Lazy<Regex> = Lazy::new(|| {
     Regex::new(
         r#"(?x-u)
         (?:^|[\s'"`(\[])
         (?P<path>(?:[A-Za-z]:)?[\w.~/\\-]*(?:/[\w.@+-]+|\.[A-Za-z][\w]{0,9}))
-        (?: :(?P<line>\d+)(?::(?P<col>\d+))? | \((?P<pline>\d+),(?P<pcol>\d+)\) )
+        (?: :(?P<line>[1-9]\d*)(?::(?P<col>\d+))? | \((?P<pline>\d+),(?P<pcol>\d+)\) )
         "#,
     )
     .unwrap()
@@ -519,6 +521,15 @@ mod tests {
         );
         assert_eq!(f.message, "error: expected ';' before 'return'");
         assert_eq!(r.status, "failed");
+    }
+
+    #[test]
+    fn an_access_log_date_is_no_location() {
+        let line =
+            r#"127.0.0.1 - - [27/Nov/2026:05:33:06 +0000] "GET /price/SKU-060 HTTP/1.1" 500 0 "-" "-""#;
+        assert!(location(line).is_none(), "{:?}", location(line).map(|l| (l.path, l.line)));
+        let at = location("see src/app/views.py:88: KeyError").expect("a location");
+        assert_eq!((at.path.as_str(), at.line), ("src/app/views.py", Some(88)));
     }
 
     #[test]
