@@ -133,10 +133,6 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
         "unfiltered-heldout3/cspell-docs-perllib",
         "not halved: 408 findings of one shape cost most of their size",
     ),
-    (
-        "unfiltered-heldout3/perlcritic-stdlib",
-        "severity-5 findings past the head dropped: only keyword lines and the most common shapes kept",
-    ),
 ];
 
 /// Sets whose total savings are under the 80 % goal today.

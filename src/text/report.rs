@@ -49,7 +49,8 @@ static FINDING: Lazy<RegexSet> = Lazy::new(|| {
         r"^\s{0,12}(?:\S*[/\\])?[\w.+~-]*\w\.[A-Za-z]\w{0,9}:\d+(?:[:,]\d+)?(?:[:\s,]|$)",
         // jshint `path: line 7, col 16, ...`; tidy, csslint `line 7 column 3`, `at line 7, col 3`
         r"^\s{0,12}\S+: line \d+, col \d+",
-        r"(?i)(?:^|\s)line \d+,? col(?:umn)? \d+(?:\s|,|$)",
+        // ... and at the end of a sentence (perlcritic `... at line 36, column 5.`)
+        r"(?i)(?:^|[\s(\[])line \d+,? col(?:umn)? \d+(?:[\s,.:;)\]]|$)",
         // an issue's location line (bandit)
         r"^\s*Location: \S+:\d+",
         // sqlfluff rows
@@ -617,6 +618,8 @@ mod tests {
             "H025 10:12 Tag seems to be an orphan. </h2>",
             "    M 812:4 Range.__getitem__ - F (50)",
             "ntheory/factor_.py:1 at module level:",
+            "lib/Cart/Total.pm: Subroutine \"sum\" does not end with \"return\" at line 41, column 1.  (Severity: 4)",
+            "config.yml: duplicate key (line 3, column 7)",
         ] {
             assert!(is_finding(l), "{l}");
         }
