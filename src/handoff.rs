@@ -93,31 +93,6 @@ pub enum Output<'a> {
     },
 }
 
-/// Everything after the bytes are captured: render, settle, store, emit the
-/// output and the receipt, record the call. The one call every front end
-/// makes (the shim, `run`, filter mode, `fetch`, `show --jq`, `filter
-/// try`), with the call's one raw store (`config::Config::store`) and its
-/// settings; nothing here reads the configuration. (`started` is when the
-/// call began, for the history's duration column.)
-///
-/// The one panic guard of a delivery is here, at the edge that holds the
-/// raw bytes: a bug of ours anywhere below (render, store, large path,
-/// history) costs the agent nothing but one stderr line — it gets the raw
-/// bytes (or their stored copy), and the caller keeps the tool's exit code.
-///
-/// The raw store and the history are a convenience: if either fails (locked,
-/// corrupt, unwritable, disk full) the agent still gets its output and the
-/// caller its exit code, plus one `tokensieve: warning:` line on stderr.
-pub fn deliver(
-    output: Output,
-    hint: Option<&Hint>,
-    settings: &Settings,
-    raw_store: &Store,
-    started: Instant,
-) -> io::Result<()> {
-    deliver_to(Sink::Stdout, output, hint, settings, raw_store, started)
-}
-
 /// Where a delivery writes what the agent reads. The receipt always goes
 /// to stderr, after the output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -139,9 +114,25 @@ impl Sink {
     }
 }
 
-/// `deliver`, writing to `sink`: the one delivery path, for stdout and for
-/// a stderr treated apart alike.
-pub fn deliver_to(
+/// Everything after the bytes are captured: render, settle, store, emit the
+/// output and the receipt, record the call. The one call every front end
+/// makes (the shim, `run`, filter mode, `fetch`, `show --jq`, `filter
+/// try`), with the call's one raw store (`config::Config::store`) and its
+/// settings; nothing here reads the configuration. (`started` is when the
+/// call began, for the history's duration column.)
+///
+/// The one panic guard of a delivery is here, at the edge that holds the
+/// raw bytes: a bug of ours anywhere below (render, store, large path,
+/// history) costs the agent nothing but one stderr line — it gets the raw
+/// bytes (or their stored copy), and the caller keeps the tool's exit code.
+///
+/// The raw store and the history are a convenience: if either fails (locked,
+/// corrupt, unwritable, disk full) the agent still gets its output and the
+/// caller its exit code, plus one `tokensieve: warning:` line on stderr.
+///
+/// `sink` is where the agent reads it: stdout, or (a tool's stderr read
+/// apart, `shim::apart`) stderr.
+pub fn deliver(
     sink: Sink,
     output: Output,
     hint: Option<&Hint>,

@@ -66,6 +66,7 @@ pub(crate) fn run(cmds: Vec<OsString>, global: &Global) -> Result<ExitCode> {
     doc.push(b'\n');
     let hint = Hint { command: vec!["tokensieve".into(), "fetch".into()], exit_code: code };
     handoff::deliver(
+        handoff::Sink::Stdout,
         handoff::Output::Whole(doc),
         Some(&hint),
         &global.settings,

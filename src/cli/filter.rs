@@ -17,6 +17,7 @@ pub(crate) fn run(file: Option<&OsString>, global: &Global) -> Result<ExitCode> 
         .as_ref()
         .map(|c| Hint { command: c.split_whitespace().map(str::to_owned).collect(), exit_code: global.exit });
     handoff::deliver(
+        handoff::Sink::Stdout,
         handoff::Output::Whole(raw),
         hint.as_ref(),
         &global.settings,

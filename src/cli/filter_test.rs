@@ -129,6 +129,7 @@ fn try_draft(file: &Path, cmd: &str, exit: i32) -> Result<ExitCode> {
     // A draft tried on a capture is not a call of the tool.
     crate::handoff::not_a_call();
     crate::handoff::deliver(
+        crate::handoff::Sink::Stdout,
         crate::handoff::Output::Whole(raw),
         Some(&hint),
         &settings,

@@ -251,6 +251,7 @@ fn query(raw: &[u8], filter: &str, slurp: bool, global: &Global) -> Result<ExitC
     // out again what the agent asked for (the budget still applies).
     let settings = crate::settings::Settings { focus: None, ..global.settings.clone() };
     handoff::deliver(
+        handoff::Sink::Stdout,
         handoff::Output::Whole(text.into_bytes()),
         None,
         &settings,

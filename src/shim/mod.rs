@@ -89,7 +89,7 @@
 //!    program holds (`reader::stderr_read_apart`: Codex reads the two
 //!    streams apart) gets the tool's stderr on a pipe of ours, gathered
 //!    beside stdout (`apart`) and treated as text on its own once stdout is
-//!    delivered, with its own receipt, by the same `handoff::deliver_to`
+//!    delivered, with its own receipt, by the same `handoff::deliver`
 //!    writing to stderr (`deliver_apart`); `2>/dev/null`,
 //!    `2>file` and a pipe into another program keep the tool's stderr where
 //!    it was sent;
@@ -238,7 +238,7 @@ fn compress(name: &str, launch: &Launch, settings: Option<Settings>, started: In
 }
 
 /// The tool's stderr, read apart from stdout (`Streams::Apart`), delivered
-/// to our stderr by the one delivery path (`handoff::deliver_to`): treated
+/// to our stderr by the one delivery path (`handoff::deliver`): treated
 /// as text on its own, with its own receipt, its raw bytes kept when
 /// something was left out, as printed on any failure. The exit code stays
 /// with stdout's rendering (no status line here), and so does the call's
@@ -249,9 +249,7 @@ fn deliver_apart(raw: Vec<u8>, hint: &Hint, settings: &Settings, raw_store: &Sto
     }
     let hint = Hint { command: hint.command.clone(), exit_code: 0 };
     let output = crate::handoff::Output::Whole(raw);
-    if let Err(e) =
-        crate::handoff::deliver_to(Sink::Stderr, output, Some(&hint), settings, raw_store, started)
-    {
+    if let Err(e) = crate::handoff::deliver(Sink::Stderr, output, Some(&hint), settings, raw_store, started) {
         eprintln!("tokensieve: cannot write the tool's stderr: {e}");
     }
 }
@@ -283,7 +281,7 @@ fn deliver(
     raw_store: &Store,
     started: Instant,
 ) {
-    if let Err(e) = crate::handoff::deliver(output, Some(hint), settings, raw_store, started) {
+    if let Err(e) = crate::handoff::deliver(Sink::Stdout, output, Some(hint), settings, raw_store, started) {
         eprintln!("tokensieve: cannot write the output: {e}");
     }
 }
