@@ -104,4 +104,59 @@ mod tests {
             );
         }
     }
+
+    mod properties {
+        use proptest::prelude::*;
+        use serde_json::Value;
+
+        use super::super::{Sniff, sniff};
+
+        fn json() -> impl Strategy<Value = Value> {
+            let scalar = prop_oneof![
+                any::<bool>().prop_map(Value::Bool),
+                any::<i64>().prop_map(|n| Value::Number(n.into())),
+                "[a-z é€😀\\\"\u{1b}]{0,12}".prop_map(Value::String),
+                Just(Value::Null),
+            ];
+            scalar.prop_recursive(4, 48, 5, |inner| {
+                prop_oneof![
+                    prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+                    prop::collection::vec(("[a-z]{1,6}", inner), 0..5)
+                        .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+                ]
+            })
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(256))]
+            /// Any bytes: an answer, never a panic.
+            #[test]
+            fn any_bytes_get_an_answer(bytes in prop::collection::vec(any::<u8>(), 0..512)) {
+                let _ = sniff(&bytes);
+            }
+
+            /// Every prefix of a document (compact or pretty, coloured or
+            /// not) that reaches its first bracket is JSON: a read, or the
+            /// route's 4 KiB, can end anywhere.
+            #[test]
+            fn every_prefix_of_a_document_is_json(
+                doc in prop::collection::vec(json(), 1..3).prop_map(Value::Array),
+                pretty in any::<bool>(),
+                colour in any::<bool>(),
+            ) {
+                let mut text = if pretty { serde_json::to_string_pretty(&doc) } else { serde_json::to_string(&doc) }.unwrap();
+                let lead = if colour { "\u{1b}[1;39m" } else { "" };
+                if colour {
+                    text = text.replace(",", ",\u{1b}[0m").replace(": ", ": \u{1b}[32m");
+                }
+                let text = format!("{lead}{text}");
+                let bytes = text.as_bytes();
+                // Past the document's own opening bracket.
+                let open = lead.len() + 1;
+                for cut in open..=bytes.len() {
+                    prop_assert_eq!(sniff(&bytes[..cut]), Sniff::Json, "{:?}", String::from_utf8_lossy(&bytes[..cut]));
+                }
+            }
+        }
+    }
 }
