@@ -10,17 +10,13 @@ use crate::typed::TypedResult;
 
 /// Renders `raw` for an agent. `None` means "pass the raw bytes through".
 /// Never panics on any input (`handoff::deliver` also guards it).
-pub fn render(raw: &[u8], hint: Option<&Hint>, settings: &Call) -> Option<Rendered> {
-    render_typed(raw, hint, settings).0
+pub fn render(raw: &[u8], hint: Option<&Hint>, call: &Call) -> Option<Rendered> {
+    render_typed(raw, hint, call).0
 }
 
 /// `render`, and for text with a hint its typed result (`crate::typed`).
-pub fn render_typed(
-    raw: &[u8],
-    hint: Option<&Hint>,
-    settings: &Call,
-) -> (Option<Rendered>, Option<TypedResult>) {
-    render_routed(route(raw, None, hint, settings), hint, settings)
+pub fn render_typed(raw: &[u8], hint: Option<&Hint>, call: &Call) -> (Option<Rendered>, Option<TypedResult>) {
+    render_routed(route(raw, None, hint, call), hint, call)
 }
 
 /// `render_typed` for bytes whose `route` the caller already took (the
@@ -28,14 +24,14 @@ pub fn render_typed(
 pub fn render_routed(
     route: Route,
     hint: Option<&Hint>,
-    settings: &Call,
+    call: &Call,
 ) -> (Option<Rendered>, Option<TypedResult>) {
     let text = match route {
         Route::Binary => return (None, None),
         Route::Json { text, .. } => match crate::json::parse::parse_text(text) {
             Some(value) => {
                 let raw = crate::json::Source::Bytes(text.as_bytes());
-                let rendered = render_focused(value, raw, hint, settings);
+                let rendered = render_focused(value, raw, hint, call);
                 return (Some(crate::json::with_status(rendered, hint.map(|h| h.exit_code))), None);
             }
             None => text,
@@ -51,37 +47,37 @@ pub fn render_routed(
             text
         }
     };
-    let (rendered, result) = crate::text::render_typed(text, hint, settings);
-    (view_if_over_budget(text, rendered, hint, settings), result)
+    let (rendered, result) = crate::text::render_typed(text, hint, call);
+    (view_if_over_budget(text, rendered, hint, call), result)
 }
 
 /// `json::compress`, or above the budget a view of the document (`crate::view`).
 /// `raw`: the input (no view is needed when it fits the budget itself).
-pub fn render_json(value: serde_json::Value, raw: json::Source, settings: &Call) -> Rendered {
+pub fn render_json(value: serde_json::Value, raw: json::Source, call: &Call) -> Rendered {
     // The view counts the document as the tool wrote it: measure it now,
     // before the sieve and deduper consume it.
     let started = std::time::Instant::now();
-    let prep = settings
+    let prep = call
         .budget
         .filter(|b| raw.len() > *b)
-        .map(|_| crate::view::prepare(&value, json::slurped(raw, &value), settings));
+        .map(|_| crate::view::prepare(&value, json::slurped(raw, &value), call));
     let measured = started.elapsed();
-    let reduced = json::reduce(value, settings);
+    let reduced = json::reduce(value, call);
     let (out, how) = match prep {
         // Certainly over the budget: no full rendering to throw away.
-        Some(prep) if prep.certain => (crate::view::json(prep, &reduced, raw, settings), "certain"),
+        Some(prep) if prep.certain => (crate::view::json(prep, &reduced, raw, call), "certain"),
         // Otherwise the rendering decides, and it stops as soon as it is
         // over the budget.
-        prep => match (
-            json::router::route_within(&reduced, settings.encoding, prep.as_ref().and(settings.budget)),
-            prep,
-        ) {
-            (Some(rendered), _) => (rendered, "fits"),
-            (None, Some(prep)) => (crate::view::json(prep, &reduced, raw, settings), "measured"),
-            (None, None) => (json::router::route(&reduced, settings.encoding), "fits"),
-        },
+        prep => {
+            match (json::router::route_within(&reduced, call.encoding, prep.as_ref().and(call.budget)), prep)
+            {
+                (Some(rendered), _) => (rendered, "fits"),
+                (None, Some(prep)) => (crate::view::json(prep, &reduced, raw, call), "measured"),
+                (None, None) => (json::router::route(&reduced, call.encoding), "fits"),
+            }
+        }
     };
-    if crate::debug::enabled() && raw.len() > settings.budget.unwrap_or(usize::MAX) {
+    if crate::debug::enabled() && raw.len() > call.budget.unwrap_or(usize::MAX) {
         eprintln!(
             "tokensieve: view prepared in {} ms, rendered in {} ms ({how})",
             measured.as_millis(),
@@ -99,19 +95,19 @@ pub fn render_focused(
     value: serde_json::Value,
     raw: json::Source,
     hint: Option<&Hint>,
-    settings: &Call,
+    call: &Call,
 ) -> Rendered {
-    let Some(size) = settings.focus else { return render_json(value, raw, settings) };
+    let Some(size) = call.focus else { return render_json(value, raw, call) };
     // Fewer bytes than the focus size in tokens: the rendering is smaller.
     // From 1 MiB on, the document is the large path's (`handoff::large`),
     // whose tree must not be copied: the budget view is its view.
     if raw.len() <= size || raw.len() >= LARGE_JSON {
-        return render_json(value, raw, settings);
+        return render_json(value, raw, call);
     }
     let doc = value.clone();
-    let full = render_json(value, raw, settings);
+    let full = render_json(value, raw, call);
     let over_budget = matches!(full.shape, Shape::View { .. });
-    let full_tokens = crate::auditor::count(settings.encoding, &full.text);
+    let full_tokens = crate::auditor::count(call.encoding, &full.text);
     if !over_budget && full_tokens <= size {
         return full;
     }
@@ -120,17 +116,17 @@ pub fn render_focused(
     // What the view must stay within to be chosen below, so that it can
     // give up before the costly part.
     let within = match over_budget {
-        true => crate::focus::Within { chars: settings.budget, tokens: None },
+        true => crate::focus::Within { chars: call.budget, tokens: None },
         false => crate::focus::Within {
             chars: None,
             tokens: Some((full_tokens as f64 * (1.0 - crate::focus::MIN_SAVING)) as usize),
         },
     };
-    match crate::focus::view(&doc, words, slurp, settings, within) {
-        Some(v) if over_budget && budget::fits(&v.text, settings.budget) => v,
+    match crate::focus::view(&doc, words, slurp, call, within) {
+        Some(v) if over_budget && budget::fits(&v.text, call.budget) => v,
         Some(v)
             if !over_budget
-                && crate::auditor::count(settings.encoding, &v.text) as f64
+                && crate::auditor::count(call.encoding, &v.text) as f64
                     <= full_tokens as f64 * (1.0 - crate::focus::MIN_SAVING) =>
         {
             v
@@ -160,7 +156,7 @@ pub enum Route<'a> {
 /// some lines of a larger output: rendered as text, whose numbers speak of
 /// the whole. So is a command's log written as JSON lines of records: a
 /// log, its records quoted (`text::json_lines_log`).
-pub fn route<'a>(raw: &'a [u8], first: Option<Sniff>, hint: Option<&Hint>, settings: &Call) -> Route<'a> {
+pub fn route<'a>(raw: &'a [u8], first: Option<Sniff>, hint: Option<&Hint>, call: &Call) -> Route<'a> {
     if raw.is_empty() || raw.contains(&0) {
         return Route::Binary;
     }
@@ -169,7 +165,7 @@ pub fn route<'a>(raw: &'a [u8], first: Option<Sniff>, hint: Option<&Hint>, setti
     // Past SNIFF_LIMIT bytes of whitespace and escapes the capture calls it
     // text; a caller that never sniffed lets the parser decide.
     let json = matches!(first, Sniff::Json | Sniff::NeedMore)
-        && settings.excerpt.is_none()
+        && call.excerpt.is_none()
         && !(hint.is_some() && crate::text::json_lines_log(text))
         // a large document whose tree would pass the memory bound: read as
         // text, whose view shows its start and the jq command that asks it
@@ -194,24 +190,24 @@ fn view_if_over_budget(
     text: &str,
     rendered: Option<Rendered>,
     hint: Option<&Hint>,
-    settings: &Call,
+    call: &Call,
 ) -> Option<Rendered> {
     // Past the budget (the summary, or the text that would pass as it is):
     // a view by signal priority rather than the harness's blind cut.
     match rendered {
-        Some(r) if !budget::fits(&r.text, settings.budget) => {
+        Some(r) if !budget::fits(&r.text, call.budget) => {
             // A tool-aware summary keeps its facts in its own lines: view
             // those; the generic one is the raw output folded, view the raw.
             let summary = matches!(&r.shape, Shape::Text(name) if name != "generic").then(|| r.shape.clone());
             let of_summary = summary.is_some();
             let view = match summary {
-                Some(shape) => crate::view::text(&r.text, Some(shape), hint, settings),
-                None => crate::view::text(text, None, hint, settings),
+                Some(shape) => crate::view::text(&r.text, Some(shape), hint, call),
+                None => crate::view::text(text, None, hint, call),
             };
-            checked_view(text, view, of_summary, Some(r), hint, settings)
+            checked_view(text, view, of_summary, Some(r), hint, call)
         }
-        None if !budget::fits(text, settings.budget) => {
-            checked_view(text, crate::view::text(text, None, hint, settings), false, None, hint, settings)
+        None if !budget::fits(text, call.budget) => {
+            checked_view(text, crate::view::text(text, None, hint, call), false, None, hint, call)
         }
         other => other,
     }
@@ -228,19 +224,19 @@ fn checked_view(
     of_summary: bool,
     checked: Option<Rendered>,
     hint: Option<&Hint>,
-    settings: &Call,
+    call: &Call,
 ) -> Option<Rendered> {
-    let Err(why) = crate::text::check_rendering(text, &view.text, settings) else { return Some(view) };
+    let Err(why) = crate::text::check_rendering(text, &view.text, call) else { return Some(view) };
     if of_summary {
-        let raw_view = crate::view::text(text, None, hint, settings);
-        if crate::text::check_rendering(text, &raw_view.text, settings).is_ok() {
+        let raw_view = crate::view::text(text, None, hint, call);
+        if crate::text::check_rendering(text, &raw_view.text, call).is_ok() {
             return Some(raw_view);
         }
     }
     // Without the whole raw output stored (an excerpt of an output too
     // large to hold, or the store off) no count line can be checked: the
     // view, which states every gap, rather than a blind cut.
-    let countable = settings.raw_id.is_some() && settings.excerpt.is_none();
+    let countable = call.raw_id.is_some() && call.excerpt.is_none();
     if crate::debug::enabled() {
         let instead =
             if countable { "the checked rendering" } else { "it all the same (nothing to count with)" };
@@ -253,8 +249,8 @@ fn checked_view(
 /// bytes" and one stderr line: for callers that only measure a rendering
 /// (`handoff::assess`, `session compact`); a delivery's guard is
 /// `handoff::deliver`'s.
-pub fn render_guarded(raw: &[u8], hint: Option<&Hint>, settings: &Call) -> Option<Rendered> {
-    let rendered = caught(|| render(raw, hint, settings));
+pub fn render_guarded(raw: &[u8], hint: Option<&Hint>, call: &Call) -> Option<Rendered> {
+    let rendered = caught(|| render(raw, hint, call));
     if rendered.is_none() {
         eprintln!("tokensieve: internal error while compressing; raw output delivered");
     }

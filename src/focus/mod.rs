@@ -39,9 +39,9 @@ pub struct Within {
 }
 
 impl Within {
-    fn holds(&self, text: &str, settings: &Call) -> bool {
+    fn holds(&self, text: &str, call: &Call) -> bool {
         self.chars.is_none_or(|max| crate::budget::fits(text, Some(max)))
-            && self.tokens.is_none_or(|max| crate::auditor::count(settings.encoding, text) <= max)
+            && self.tokens.is_none_or(|max| crate::auditor::count(call.encoding, text) <= max)
     }
 }
 
@@ -50,13 +50,13 @@ impl Within {
 /// fields it names and their command are then never worked out: on a
 /// large document that is most of the cost). `slurp`: `doc` was read from
 /// JSON lines (jq needs `--slurp` to see them as the one array).
-pub fn view(doc: &Value, words: &[String], slurp: bool, settings: &Call, within: Within) -> Option<Rendered> {
+pub fn view(doc: &Value, words: &[String], slurp: bool, call: &Call, within: Within) -> Option<Rendered> {
     let sieved = sieve::sieve(doc.clone());
     let generic = || {
         let keep = rank::keep(&sieved);
         paths::project(&sieved, &keep, &mut Vec::new()).unwrap_or(Value::Null)
     };
-    let (name, part) = match library::apply(&settings.user_views, words, &sieved) {
+    let (name, part) = match library::apply(&call.user_views, words, &sieved) {
         Some((name, part)) => (name.to_string(), part),
         None => ("generic".to_string(), generic()),
     };
@@ -73,8 +73,8 @@ pub fn view(doc: &Value, words: &[String], slurp: bool, settings: &Call, within:
             paths::split(&sieved, &part).ok()?
         }
     };
-    let body = router::route(&crate::json::reduce(part, settings), settings.encoding);
-    if !within.holds(&body.text, settings) {
+    let body = router::route(&crate::json::reduce(part, call), call.encoding);
+    if !within.holds(&body.text, call) {
         return None;
     }
     let all = paths::stats(&sieved);
@@ -82,7 +82,7 @@ pub fn view(doc: &Value, words: &[String], slurp: bool, settings: &Call, within:
     let (records, program) = paths::program(&left, &kept, &identity, &paths::kinds(doc))?;
     let at = parse_records(&records);
     let n = count(&sieved, &at);
-    let cmd = show(settings, &program, slurp);
+    let cmd = show(call, &program, slurp);
     // How the printed records are matched with the shown ones.
     let how = match (at.last(), identity(&at)) {
         (Some(Step::Each), Some(id)) => format!(", each record with its {id}"),
@@ -104,10 +104,10 @@ pub fn view(doc: &Value, words: &[String], slurp: bool, settings: &Call, within:
 
 /// `tokensieve show ID --jq 'PROGRAM'`, or what to set when the output was
 /// not stored.
-fn show(settings: &Call, program: &str, slurp: bool) -> String {
+fn show(call: &Call, program: &str, slurp: bool) -> String {
     let quoted = format!("'{}'", program.replace('\'', r"'\''"));
     let flag = if slurp { "--slurp --jq" } else { "--jq" };
-    match settings.raw_id.as_deref() {
+    match call.raw_id.as_deref() {
         Some(id) => format!("tokensieve show {id} {flag} {quoted}"),
         None => format!("(not stored; TOKENSIEVE_FOCUS=off prints all) jq {quoted}"),
     }

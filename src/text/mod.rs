@@ -284,25 +284,21 @@ pub fn claims(command: &[String]) -> bool {
 /// A rendering of `text` for an agent, or `None` to pass it through as it
 /// is. Without a hint (plain `tokensieve < file`) text passes through
 /// untouched.
-pub fn render(text: &str, hint: Option<&Hint>, settings: &Call) -> Option<Rendered> {
-    render_typed(text, hint, settings).0
+pub fn render(text: &str, hint: Option<&Hint>, call: &Call) -> Option<Rendered> {
+    render_typed(text, hint, call).0
 }
 
 /// `render`, and the typed result of the output (`crate::typed`), read from
 /// the same cleaned lines and ledger. Without a hint there is neither.
-pub fn render_typed(
-    text: &str,
-    hint: Option<&Hint>,
-    settings: &Call,
-) -> (Option<Rendered>, Option<TypedResult>) {
+pub fn render_typed(text: &str, hint: Option<&Hint>, call: &Call) -> (Option<Rendered>, Option<TypedResult>) {
     let Some(hint) = hint else { return (None, None) };
     let cleaned = clean::clean(text);
     let lines: Vec<&str> = cleaned.split('\n').collect();
     let ledger = ledger::scan(lines.iter().copied());
     let mut anchors = None;
-    let rendered = render_lines(text, hint, settings, &cleaned, &lines, &ledger, &mut anchors);
+    let rendered = render_lines(text, hint, call, &cleaned, &lines, &ledger, &mut anchors);
     let mut result = TypedResult::of_text(&hint.command, hint.exit_code, &lines, &ledger, anchors);
-    if let Some(ex) = &settings.excerpt {
+    if let Some(ex) = &call.excerpt {
         for f in &mut result.findings {
             f.raw_line = ex.line_number(f.raw_line - 1);
         }
@@ -315,7 +311,7 @@ pub fn render_typed(
 fn render_lines(
     text: &str,
     hint: &Hint,
-    settings: &Call,
+    call: &Call,
     cleaned: &str,
     lines: &[&str],
     ledger: &ledger::Ledger,
@@ -323,25 +319,25 @@ fn render_lines(
 ) -> Option<Rendered> {
     // The user's filter for this command (settings files), if any; one
     // that only turns the built-in off proposes nothing itself.
-    let user = crate::userfilter::pick(&settings.user_filters, &hint.command);
+    let user = crate::userfilter::pick(&call.user_filters, &hint.command);
     let proposes = user.filter(|u| u.transforms());
     let src = guard::Source {
         raw: guard::raw_lines(text),
         cleaned: lines.to_vec(),
         ledger,
         // an excerpt's counts would not be what `show ID --grep` prints
-        id: settings.raw_id.as_deref().filter(|_| settings.excerpt.is_none()),
-        excerpt: settings.excerpt.as_ref(),
-        budget: settings.budget,
-        focus: crate::budget::record_focus(settings.focus),
+        id: call.raw_id.as_deref().filter(|_| call.excerpt.is_none()),
+        excerpt: call.excerpt.as_ref(),
+        budget: call.budget,
+        focus: crate::budget::record_focus(call.focus),
     };
     let builtin = if user.is_some_and(|u| !u.builtin) { None } else { filter_for(&hint.command) };
     if text.len() < TINY && proposes.is_none() {
         *anchors = builtin.as_ref().map(|(inv, f)| (f.name(), f.summarize(inv, cleaned, &src).is_some()));
         return tiny(text, cleaned, hint.exit_code);
     }
-    let large = text.len() > settings.text_threshold;
-    let note = if large { settings.raw_note.as_deref() } else { None };
+    let large = text.len() > call.text_threshold;
+    let note = if large { call.raw_note.as_deref() } else { None };
     let exit = hint.exit_code;
     let invocation = Invocation::parse(&hint.command);
     // a test run's failure recaps, and a failed one's passes, go whichever
@@ -374,9 +370,8 @@ fn render_lines(
             // dense output (many findings; from 1.5× the threshold, about the
             // 2,000 tokens past which an output must be halved): families
             // condensed, then the cap
-            let dense = !filter.lossless()
-                && text.len() > 3 * settings.text_threshold / 2
-                && body.len() * 2 > text.len();
+            let dense =
+                !filter.lossless() && text.len() > 3 * call.text_threshold / 2 && body.len() * 2 > text.len();
             let body = if dense {
                 let body = condense::condense(&body, &src).unwrap_or(body);
                 cap(body, text.len(), note, &src)
@@ -396,7 +391,7 @@ fn render_lines(
     }
 
     let asked = kind::asked(invocation.as_ref());
-    let (body, kind) = generic::render(&src, settings, asked);
+    let (body, kind) = generic::render(&src, call, asked);
     let body = reduce(body);
     let (name, note) = match kind {
         kind::Kind::Document => ("document", None),
@@ -418,7 +413,7 @@ fn render_lines(
 /// those; otherwise the reason, one line. A caller whose rendering fails
 /// delivers `render(raw, hint, settings)` instead (built-in filter, then the
 /// generic path, then the cleaned text: each under the same guard).
-pub fn check_rendering(raw: &str, rendering: &str, settings: &Call) -> Result<(), String> {
+pub fn check_rendering(raw: &str, rendering: &str, call: &Call) -> Result<(), String> {
     let cleaned = clean::clean(raw);
     let lines: Vec<&str> = cleaned.split('\n').collect();
     let ledger = ledger::scan(lines.iter().copied());
@@ -426,10 +421,10 @@ pub fn check_rendering(raw: &str, rendering: &str, settings: &Call) -> Result<()
         raw: guard::raw_lines(raw),
         cleaned: lines,
         ledger: &ledger,
-        id: settings.raw_id.as_deref().filter(|_| settings.excerpt.is_none()),
-        excerpt: settings.excerpt.as_ref(),
-        budget: settings.budget,
-        focus: crate::budget::record_focus(settings.focus),
+        id: call.raw_id.as_deref().filter(|_| call.excerpt.is_none()),
+        excerpt: call.excerpt.as_ref(),
+        budget: call.budget,
+        focus: crate::budget::record_focus(call.focus),
     };
     guard::check(rendering, &src).map_err(|b| b.describe(&src))
 }

@@ -346,6 +346,11 @@ mod properties {
         /// the same to the byte below its header.
         #[test]
         fn every_paragraph_is_shown_or_named(records in prop::collection::vec(record(), 6..30)) {
+            // One record per thread: two drawn with the same number would
+            // share a header, and the checks below find a record by it.
+            let mut seen = std::collections::HashSet::new();
+            let records: Vec<(String, bool)> =
+                records.into_iter().filter(|(r, _)| seen.insert(r.lines().next().unwrap_or("").to_string())).collect();
             let raw: String = records.iter().map(|(r, _)| format!("{r}\n\n")).collect();
             let owned = Owned::new(&raw);
             let Some(out) = render(&owned.src()) else { return Ok(()) };

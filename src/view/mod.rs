@@ -89,8 +89,8 @@ fn jq_path(segs: &[Seg]) -> String {
 }
 
 /// `tokensieve show ID ARGS`, or `None` when the raw output was not stored.
-fn show(settings: &Call, args: &str) -> Option<String> {
-    let id = settings.raw_id.as_deref()?;
+fn show(call: &Call, args: &str) -> Option<String> {
+    let id = call.raw_id.as_deref()?;
     Some(if args.is_empty() {
         format!("tokensieve show {id}")
     } else {
@@ -236,11 +236,11 @@ pub struct Prep {
 }
 
 /// Measures `doc` for a view, should its rendering not fit the budget.
-pub fn prepare(doc: &Value, slurped: bool, settings: &Call) -> Prep {
-    let budget = settings.budget.unwrap_or(budget::DEFAULT);
+pub fn prepare(doc: &Value, slurped: bool, call: &Call) -> Prep {
+    let budget = call.budget.unwrap_or(budget::DEFAULT);
     let mut head = vec![format!(
         "# view: this output is over the {budget}-char budget; counts are of the raw document{}",
-        show(settings, "").map_or_else(
+        show(call, "").map_or_else(
             || " (not stored: TOKENSIEVE_BUDGET=off prints all of it)".to_string(),
             |c| format!("; all of it: {c}")
         )
@@ -263,12 +263,12 @@ pub fn prepare(doc: &Value, slurped: bool, settings: &Call) -> Prep {
 /// document) with each cut array down to the rows that fit. `raw` is read
 /// again only when the sieve removed elements of a cut array (row numbers
 /// must be the raw document's).
-pub fn json(prep: Prep, reduced: &Value, raw: crate::json::Source, settings: &Call) -> Rendered {
-    let budget = settings.budget.unwrap_or(budget::DEFAULT);
+pub fn json(prep: Prep, reduced: &Value, raw: crate::json::Source, call: &Call) -> Rendered {
+    let budget = call.budget.unwrap_or(budget::DEFAULT);
     let Prep { head, cuts: found, slurped, .. } = prep;
     let jq = |filter: &str| -> Option<String> {
         let flag = if slurped { "--slurp --jq" } else { "--jq" };
-        show(settings, &format!("{flag} {}", shell_quote(filter)))
+        show(call, &format!("{flag} {}", shell_quote(filter)))
     };
     let same_rows = found
         .iter()
@@ -294,7 +294,7 @@ pub fn json(prep: Prep, reduced: &Value, raw: crate::json::Source, settings: &Ca
         }
         let cut = match &original {
             None => slice(reduced, &mut Vec::new(), &plan),
-            Some(doc) => reduce(slice(doc, &mut Vec::new(), &plan), settings),
+            Some(doc) => reduce(slice(doc, &mut Vec::new(), &plan), call),
         };
         let body = outline::encode_wide(&cut, outline::Tuning::default(), &wide);
         let shown = plan.iter().map(|(_, r)| r.len()).sum();
@@ -355,8 +355,7 @@ pub fn json(prep: Prep, reduced: &Value, raw: crate::json::Source, settings: &Ca
     }
     let (mut text, shown) = assemble(lo);
     if !budget::fits(&text, Some(budget)) {
-        text =
-            cut_lines(&text, budget, &show(settings, "").unwrap_or_else(|| "TOKENSIEVE_BUDGET=off".into()));
+        text = cut_lines(&text, budget, &show(call, "").unwrap_or_else(|| "TOKENSIEVE_BUDGET=off".into()));
     }
     Rendered { text, shape: Shape::View { of: Box::new(Shape::Outline), shown, total, unit: "rows" } }
 }

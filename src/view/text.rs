@@ -23,8 +23,8 @@ const GAP_COST: usize = 90;
 /// The view of `text`: the raw output (`summary: None`; gaps then name
 /// their `--lines` range), or a tool-aware summary that is itself over the
 /// budget (`Some(shape)` of the summary: its lines are the tool's facts).
-pub fn text(text: &str, summary: Option<Shape>, hint: Option<&Hint>, settings: &Call) -> Rendered {
-    let budget = settings.budget.unwrap_or(budget::DEFAULT);
+pub fn text(text: &str, summary: Option<Shape>, hint: Option<&Hint>, call: &Call) -> Rendered {
+    let budget = call.budget.unwrap_or(budget::DEFAULT);
     let exit = hint.map_or(0, |h| h.exit_code);
     let from_raw = summary.is_none();
     let cleaned = if from_raw { crate::lines::cleaned(text) } else { text.to_owned() };
@@ -38,10 +38,10 @@ pub fn text(text: &str, summary: Option<Shape>, hint: Option<&Hint>, settings: &
     let ledger = crate::lines::ledger::scan(lines.iter().copied());
     let signal: Vec<usize> = ledger.entries.iter().map(|e| e.line).collect();
 
-    let show = |args: &str| super::show(settings, args);
+    let show = |args: &str| super::show(call, args);
     // An excerpt of a larger output (see `settings::Excerpt`): numbers and
     // sizes are the whole output's.
-    let excerpt = settings.excerpt.as_ref().filter(|_| from_raw);
+    let excerpt = call.excerpt.as_ref().filter(|_| from_raw);
     let num = |i: usize| excerpt.map_or(i + 1, |e| e.line_number(i));
     let total = excerpt.map_or(n, |e| e.lines);
     let chars = excerpt.map_or_else(|| budget::chars(raw), |e| e.chars as usize);
@@ -113,7 +113,7 @@ pub fn text(text: &str, summary: Option<Shape>, hint: Option<&Hint>, settings: &
             if kept[i] {
                 continue;
             }
-            let cost = budget::chars(&shown_line(lines[i], from_raw.then(|| num(i)), settings)) + 1;
+            let cost = budget::chars(&shown_line(lines[i], from_raw.then(|| num(i)), call)) + 1;
             // (an excerpt's neighbours may be lines it never held: hidden too)
             let left_hidden = if i == 0 { num(0) > 1 } else { !kept[i - 1] || num(i - 1) + 1 < num(i) };
             let right_hidden =
@@ -151,16 +151,16 @@ pub fn text(text: &str, summary: Option<Shape>, hint: Option<&Hint>, settings: &
     let mut rest = None;
     // (counting needs the raw output stored, and all of it here: the grep
     // of an excerpt's count would run over lines the view never held)
-    let countable = settings.raw_id.is_some() && excerpt.is_none();
+    let countable = call.raw_id.is_some() && excerpt.is_none();
     if from_raw && countable && !dropped(&taken).is_empty() {
         let first: Vec<usize> = signal.iter().copied().chain(order.iter().copied()).collect();
         let src = crate::text::guard::Source {
             raw: crate::text::guard::raw_lines(raw),
             cleaned: lines.clone(),
             ledger: &ledger,
-            id: settings.raw_id.as_deref(),
-            budget: settings.budget,
-            focus: crate::budget::record_focus(settings.focus),
+            id: call.raw_id.as_deref(),
+            budget: call.budget,
+            focus: crate::budget::record_focus(call.focus),
             excerpt: None,
         };
         let mut reserved = 0;
@@ -206,7 +206,7 @@ pub fn text(text: &str, summary: Option<Shape>, hint: Option<&Hint>, settings: &
             if num(i) > next {
                 out.push(gap(next, num(i) - 1, sig));
             }
-            out.push(shown_line(lines[i], from_raw.then(|| num(i)), settings));
+            out.push(shown_line(lines[i], from_raw.then(|| num(i)), call));
             (next, sig) = (num(i) + 1, 0);
         }
         if next <= total {
@@ -271,14 +271,14 @@ fn leading(line: &str) -> usize {
 
 /// A line as the view shows it: whole, or its start and (for a line of the
 /// raw output, number `raw_line` from 1) the command that prints all of it.
-fn shown_line(line: &str, raw_line: Option<usize>, settings: &Call) -> String {
+fn shown_line(line: &str, raw_line: Option<usize>, call: &Call) -> String {
     if budget::chars(line) <= MAX_LINE {
         return line.to_owned();
     }
     let cut: String = line.chars().take(MAX_LINE).collect();
     let rest = budget::chars(line) - MAX_LINE;
     let cmd = raw_line
-        .and_then(|i| super::show(settings, &format!("--lines {i}")))
+        .and_then(|i| super::show(call, &format!("--lines {i}")))
         .map_or_else(String::new, |c| format!("; {c}"));
     format!("{cut}… (+{rest} chars{cmd})")
 }
