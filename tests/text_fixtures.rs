@@ -125,10 +125,6 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
     ("unfiltered-heldout/htmlhint-pydoc-html", "not halved: every finding and its message line kept"),
     ("unfiltered-heldout/markdownlint-npm-readmes", FOLDED),
     // the second held-out set's later runs (measured, not tuned on)
-    (
-        "unfiltered-heldout2/dpkg-deb-contents",
-        "a package's file list (an answer, like ls -l) gets the log summary: head, tail, the middle only in the stored raw",
-    ),
     ("unfiltered-heldout2/splint-strict-ring", "not halved: 49 findings of several lines each"),
     // the third held-out set (measured, not tuned on)
     (

@@ -362,6 +362,7 @@ fn render_lines(
             return tiny(text, cleaned, exit);
         }
     }
+    let claimed = builtin.is_some();
     if let Some((inv, filter)) = builtin {
         let summary = filter.summarize(&inv, cleaned, &src);
         *anchors = Some((filter.name(), summary.is_some()));
@@ -390,6 +391,15 @@ fn render_lines(
         }
     }
 
+    // A long listing from a tool no filter names is an answer: every name
+    // in `ls`'s compact rows rather than a log summary.
+    if !claimed && let Some(body) = filters::any_listing(cleaned) {
+        let out = finish(body, exit, None);
+        match guard::check(&out, &src) {
+            Ok(()) => return whole_or(text, out, "listing"),
+            Err(b) => debug(&format!("text:listing {}; trying the generic rendering", b.describe(&src))),
+        }
+    }
     let asked = kind::asked(invocation.as_ref());
     let (body, kind) = generic::render(&src, call, asked);
     let body = reduce(body);

@@ -62,6 +62,31 @@ static LS_ENTRY: Lazy<Regex> = Lazy::new(|| {
     Regex::new(r"^([-dlcbps][-rwxsStT@+.]{9,10})\s+\d+\s+(\S+)\s+(\S+)\s+([\d,]+(?:\.\d+)?[KMGTP]?)\s+(\w{3}\s+\d{1,2}\s+[\d:]{4,5}|\d{4}-\d\d-\d\d(?: [\d:]+)?)\s(.+)$").unwrap()
 });
 
+/// A tar-style entry (`tar -tv`, `dpkg-deb -c`): mode, `owner/group`,
+/// size, date and time, name; the same groups as `LS_ENTRY`.
+static TAR_ENTRY: Lazy<Regex> = Lazy::new(|| {
+    Regex::new(
+        r"^([-dlcbps][-rwxsStT]{9})\s+([^\s/]+)/(\S+)\s+(\d+)\s+(\d{4}-\d\d-\d\d \d\d:\d\d(?::\d\d)?)\s(.+)$",
+    )
+    .unwrap()
+});
+
+/// An entry of a long listing, `ls -l` or tar style.
+fn entry(line: &str) -> Option<regex::Captures<'_>> {
+    LS_ENTRY.captures(line).or_else(|| TAR_ENTRY.captures(line))
+}
+
+/// Output that is a long listing whatever printed it (`tar -tv`,
+/// `dpkg-deb -c`, `ls -l` through a wrapper): at least `LISTING_MIN`
+/// entries making up nine tenths of the lines. Such output is an answer,
+/// every name of it, so it gets `ls`'s compact rows, never a log summary.
+pub(crate) fn any_listing(text: &str) -> Option<String> {
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let entries = lines.iter().filter(|l| entry(l).is_some()).count();
+    (entries >= LISTING_MIN && entries * 10 >= lines.len() * 9).then(|| ls(text, true)).flatten()
+}
+const LISTING_MIN: usize = 20;
+
 /// Adds `item` to `key`'s group; groups keep the order their key first came in.
 fn push_grouped<T>(
     groups: &mut Vec<(String, Vec<T>)>,
@@ -359,7 +384,7 @@ impl Filter for Ls {
 /// differ from the listing's usual ones; dependency/cache folders counted.
 fn ls(text: &str, named_vendored: bool) -> Option<String> {
     let lines: Vec<&str> = text.lines().collect();
-    let entries: Vec<Option<regex::Captures>> = lines.iter().map(|l| LS_ENTRY.captures(l)).collect();
+    let entries: Vec<Option<regex::Captures>> = lines.iter().map(|l| entry(l)).collect();
     let n_entries = entries.iter().filter(|e| e.is_some()).count();
     if n_entries < 5 {
         return None;
@@ -429,7 +454,7 @@ fn ls(text: &str, named_vendored: bool) -> Option<String> {
             continue;
         }
         let mut item = if mode.starts_with('d') {
-            format!("{name}/")
+            format!("{}/", name.trim_end_matches('/'))
         } else if mode.starts_with('l') {
             name.to_string()
         } else {
@@ -464,6 +489,31 @@ mod tests {
     fn grep_of(cmd: &str, text: &str) -> String {
         let owned = Owned::new(text);
         grep(text, &inv(cmd), &owned.src()).unwrap()
+    }
+
+    #[test]
+    fn a_long_listing_of_any_tool_keeps_every_name() {
+        let mut tar = String::new();
+        for i in 0..30 {
+            let (mode, size, name) = match i % 3 {
+                0 => ("drwxr-xr-x", 0, format!("./srv/app/d{i}/")),
+                1 => ("-rw-r--r--", 100 + i, format!("./srv/app/d{}/f{i}.txt", i - 1)),
+                _ => ("-rwxr-xr-x", 9000 + i, format!("./srv/app/bin/tool{i}")),
+            };
+            tar.push_str(&format!("{mode} root/staff {size:>8} 2024-05-01 10:{:02} {name}\n", i % 60));
+        }
+        let out = any_listing(&tar).expect("a listing");
+        for line in tar.lines() {
+            let name = line.rsplit(' ').next().unwrap().trim_end_matches('/');
+            assert!(out.contains(name), "{name} lost:\n{out}");
+        }
+        assert!(out.contains("./srv/app/d0/f1.txt 101") && out.contains("./srv/app/d0/ "), "{out}");
+        assert!(out.len() * 3 < tar.len() * 2, "{out}");
+        // prose, a log, or a listing with much else: not a listing
+        let log: String = (0..40).map(|i| format!("2024-05-01 10:00:{i:02} INFO item {i}\n")).collect();
+        assert_eq!(any_listing(&log), None);
+        let mixed = format!("{tar}{}", "some other line\n".repeat(10));
+        assert_eq!(any_listing(&mixed), None);
     }
 
     #[test]

@@ -15,6 +15,7 @@ mod junit;
 mod kubectl;
 mod lint;
 mod listing;
+pub(crate) use listing::any_listing;
 mod maven;
 mod python;
 mod terraform;
