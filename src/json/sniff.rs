@@ -51,14 +51,13 @@ fn json_prefix(bytes: &[u8]) -> Sniff {
     }
     // Colour inside the document (`jq -C`, a coloured brace) is scrubbed
     // before the parse, as `json::parse` does.
-    let mut bytes = strip_escapes(bytes).into_owned();
+    let bytes = strip_escapes(bytes);
     // An escape cut off by the end of what came so far is more to come.
-    if let Some(at) = bytes.iter().rposition(|&b| b == 0x1b)
-        && matches!(escape_at(&bytes[at..]), Escape::Unfinished)
-    {
-        bytes.truncate(at);
-    }
-    let stream = serde_json::Deserializer::from_slice(&bytes).into_iter::<serde_json::Value>();
+    let end = match bytes.iter().rposition(|&b| b == 0x1b) {
+        Some(at) if matches!(escape_at(&bytes[at..]), Escape::Unfinished) => at,
+        _ => bytes.len(),
+    };
+    let stream = serde_json::Deserializer::from_slice(&bytes[..end]).into_iter::<serde_json::Value>();
     for item in stream {
         if let Err(e) = item {
             return if e.is_eof() { Sniff::Json } else { Sniff::Text };
