@@ -113,8 +113,9 @@ pub fn render_focused(
     }
     let words = hint.map(|h| h.command.as_slice()).unwrap_or(&[]);
     let slurp = json::slurped(raw, &doc);
-    // What the view must stay within to be chosen below, so that it can
-    // give up before the costly part.
+    // What the view must stay within to be chosen (past the budget: fit
+    // it; under it: save a quarter of the tokens), known before it is made
+    // so that it can give up before the costly part.
     let within = match over_budget {
         true => crate::focus::Within { chars: call.budget, tokens: None },
         false => crate::focus::Within {
@@ -123,14 +124,7 @@ pub fn render_focused(
         },
     };
     match crate::focus::view(&doc, words, slurp, call, within) {
-        Some(v) if over_budget && budget::fits(&v.text, call.budget) => v,
-        Some(v)
-            if !over_budget
-                && crate::auditor::count(call.encoding, &v.text) as f64
-                    <= full_tokens as f64 * (1.0 - crate::focus::MIN_SAVING) =>
-        {
-            v
-        }
+        Some(v) if within.holds(&v.text, call) => v,
         _ => full,
     }
 }

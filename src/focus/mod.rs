@@ -39,7 +39,9 @@ pub struct Within {
 }
 
 impl Within {
-    fn holds(&self, text: &str, call: &Call) -> bool {
+    /// Whether `text` stays within: the one test, for the body here and
+    /// for the whole view in `pipeline::render_focused`.
+    pub fn holds(&self, text: &str, call: &Call) -> bool {
         self.chars.is_none_or(|max| crate::budget::fits(text, Some(max)))
             && self.tokens.is_none_or(|max| crate::auditor::count(call.encoding, text) <= max)
     }
