@@ -205,7 +205,13 @@ impl Edge<'_> {
         }
     }
 
-    /// `after_output`: a stderr delivery adds no history row (see `Sink`).
+    /// Whether this delivery is a call the history records: not a stderr
+    /// delivery (see `Sink`), not a dry run or an inspection (`not_a_call`).
+    fn records(&self) -> bool {
+        self.sink == Sink::Stdout && RECORD_CALLS.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// `after_output`, with the history row only for a call it records.
     fn after_output(
         &self,
         call: history::Call,
@@ -214,7 +220,7 @@ impl Edge<'_> {
         warnings: Vec<String>,
         took: (std::time::Duration, std::time::Duration),
     ) {
-        after_output(call, history, home, warnings, took, self.sink == Sink::Stdout)
+        after_output(call, history, home, warnings, took, self.records())
     }
 }
 
@@ -300,10 +306,11 @@ fn deliver_bytes(
     // schema read: ~0.5 ms) need nothing from the rendering: do them on the
     // other core meanwhile.
     let home = raw_store.home();
+    let record = edge.records();
     let side_work = || {
         let original = auditor::count_bytes(settings.encoding, raw);
         let opened = Instant::now();
-        (original, history::open(home), opened.elapsed())
+        (original, open_history(record, home), opened.elapsed())
     };
     let (original, (rendered, result), (history, open_took)) = std::thread::scope(|s| {
         let side = s.spawn(side_work);
@@ -388,6 +395,15 @@ pub fn not_a_call() {
     RECORD_CALLS.store(false, std::sync::atomic::Ordering::Relaxed);
 }
 
+/// The history's connection when the delivery is recorded; opening it
+/// (file checks, locks, the schema read) is wasted on one that is not.
+fn open_history(record: bool, home: &std::path::Path) -> anyhow::Result<rusqlite::Connection> {
+    match record {
+        true => history::open(home),
+        false => Err(anyhow::anyhow!("this delivery is not recorded")),
+    }
+}
+
 /// After the output: the history row, then any warnings and, with
 /// `TOKENSIEVE_DEBUG`, what the store and the history cost.
 fn after_output(
@@ -399,7 +415,7 @@ fn after_output(
     record: bool,
 ) {
     let history_started = Instant::now();
-    let recorded = match record && RECORD_CALLS.load(std::sync::atomic::Ordering::Relaxed) {
+    let recorded = match record {
         true => history.and_then(|db| history::record(&db, home, &call)),
         false => Ok(()),
     };
@@ -438,9 +454,10 @@ fn deliver_excerpt(
         ..Call::new(settings)
     };
     let settings = &call;
+    let record = edge.records();
     let open_side = || {
         let opened = Instant::now();
-        (history::open(home), opened.elapsed())
+        (open_history(record, home), opened.elapsed())
     };
     let ((rendered, result), (history, open_took)) = std::thread::scope(|s| {
         let side = s.spawn(open_side);

@@ -13,7 +13,7 @@ use std::io;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use super::{Edge, Receipt, formatted, rendering_wins, typed_result, with_plan};
+use super::{Edge, Receipt, formatted, open_history, rendering_wins, typed_result, with_plan};
 use crate::auditor::{self, Encoding};
 use crate::history;
 use crate::json::{self, Source, parse::Checked};
@@ -35,7 +35,7 @@ fn read(
     raw: Vec<u8>,
     enc: Encoding,
     budget: Option<usize>,
-    home: &std::path::Path,
+    (home, record): (&std::path::Path, bool),
     released: mpsc::Sender<()>,
 ) -> Read {
     let original = auditor::count_bytes(enc, &raw);
@@ -45,7 +45,14 @@ fn read(
     drop(raw);
     let _ = released.send(());
     let opened = Instant::now();
-    Read { original, harness, checked, head, history: history::open(home), open_took: opened.elapsed() }
+    Read {
+        original,
+        harness,
+        checked,
+        head,
+        history: open_history(record, home),
+        open_took: opened.elapsed(),
+    }
 }
 
 /// A large JSON document whose raw bytes are in the store: from here on the
@@ -93,9 +100,10 @@ pub(super) fn deliver_stored(
     let len = raw.len();
     let reread = || std::fs::read(&obj.path);
 
+    let record = edge.records();
     let (released, gate) = mpsc::channel();
     let (documents, side) = std::thread::scope(|s| {
-        let side = s.spawn(move || read(raw, settings.encoding, settings.budget, home, released));
+        let side = s.spawn(move || read(raw, settings.encoding, settings.budget, (home, record), released));
         let documents = std::fs::File::open(&obj.path).ok().and_then(|file| {
             json::parse::documents_from(Gated {
                 inner: file,
