@@ -80,10 +80,34 @@ fn entry(line: &str) -> Option<regex::Captures<'_>> {
 /// `dpkg-deb -c`, `ls -l` through a wrapper): at least `LISTING_MIN`
 /// entries making up nine tenths of the lines. Such output is an answer,
 /// every name of it, so it gets `ls`'s compact rows, never a log summary.
+///
+/// Every output no filter claims is asked, so the test gives up at the
+/// first line too many that is not an entry, and a line whose first bytes
+/// are no mode (`drwxr-xr-x`) never reaches the regexes.
 pub(crate) fn any_listing(text: &str) -> Option<String> {
-    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-    let entries = lines.iter().filter(|l| entry(l).is_some()).count();
-    (entries >= LISTING_MIN && entries * 10 >= lines.len() * 9).then(|| ls(text, true)).flatten()
+    let lines = text.lines().filter(|l| !l.trim().is_empty());
+    let total = lines.clone().count();
+    if total < LISTING_MIN {
+        return None;
+    }
+    let mut misses = 0;
+    for line in lines {
+        if !(looks_like_mode(line) && entry(line).is_some()) {
+            misses += 1;
+            if misses * 10 > total {
+                return None;
+            }
+        }
+    }
+    (total - misses >= LISTING_MIN).then(|| ls(text, true)).flatten()
+}
+
+/// Whether `line` opens with a file mode: a type and `rwx` triplets.
+fn looks_like_mode(line: &str) -> bool {
+    let b = line.as_bytes();
+    b.len() > 10
+        && b"-dlcbps".contains(&b[0])
+        && b[1..10].chunks(3).all(|t| matches!(t[0], b'r' | b'-') && matches!(t[1], b'w' | b'-'))
 }
 const LISTING_MIN: usize = 20;
 
