@@ -715,6 +715,13 @@ mod tests {
     }
 
     #[test]
+    fn places_are_numbers_and_quoted_names() {
+        let l = "a.py:12: unused variable 'x_1' (100% confidence) don't `y`";
+        let got: Vec<&str> = places(l).iter().map(|&(s, e)| &l[s..e]).collect();
+        assert_eq!(got, ["12", "'x_1'", "100", "`y`"]);
+    }
+
+    #[test]
     fn identical_runs_collapse_with_count() {
         let text = format!("start\n{}end\n", "same\n".repeat(47));
         assert_eq!(generic(&text, 4000), "start\nsame (×47)\nend\n");
@@ -738,17 +745,12 @@ mod tests {
         assert_eq!(generic(&few, 4000), few);
         let lint = few.replace("moved to the new layout", "E302 expected 2 blank lines, found 1");
         assert_eq!(generic(&lint, 4000), lint);
-        // past the focus size, a report's findings of one rule fold: the
-        // first as printed, every number of the others, the command that
-        // prints them all; below it (or with focus off) each as printed
+        // past the focus size too: a finding's words are its own
         assert_eq!(generic(&moved, 4000), moved);
         let owned = crate::text::guard::Owned::new(&moved);
         let mut src = owned.src();
         src.focus = Some(50);
-        assert_eq!(
-            render(&src, &settings(4000), Asked::Output).0,
-            "app.py:11:1: moved to the new layout\n… 11 more like it, their numbers: 14; 17; 20; 23; 26; 29; 31; 40; 52; 60; 77 (12 lines: tokensieve show abc123 --grep 'moved to the new layout')\n"
-        );
+        assert_eq!(render(&src, &settings(4000), Asked::Output).0, moved);
         // the same run without a place folds, keeping its values
         let unplaced = moved.replace("app.py:", "step ");
         assert_eq!(
