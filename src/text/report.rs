@@ -139,6 +139,16 @@ pub fn render(src: &Source, blocks: &[Block]) -> Option<String> {
             role[i] = Role::Code;
         }
     }
+    // the source line a finding quotes in its paragraph (csslint's
+    // `.katex .mfrac {` under its place and message): past the message, a
+    // line that ends as a statement, a block or a list of code does
+    for i in (0..n).filter(|&i| found[i]) {
+        for k in (i + 2..n.min(i + BLOCK)).take_while(|&k| !lines[k].trim().is_empty() && !found[k]) {
+            if lines[k].trim_end().ends_with(['{', '}', ';', ',']) {
+                role[k] = Role::Code;
+            }
+        }
+    }
     // the share is of the lines that are not code excerpts
     let body = (0..n).filter(|&i| role[i] != Role::Code && !lines[i].trim().is_empty()).count();
     if (findings as f64) < SHARE * body as f64 {
@@ -219,6 +229,10 @@ pub fn render(src: &Source, blocks: &[Block]) -> Option<String> {
     let mut out: Vec<String> = Vec::new();
     let mut code = 0usize;
     let mut last_header: Option<&str> = None;
+    // the line a kept paragraph opens with (csslint's file above each
+    // finding): one that repeats the last one printed is said once
+    let opens = |i: usize| i == 0 || lines[i - 1].trim().is_empty();
+    let mut last_opening: Option<&str> = None;
     let mut i = 0;
     while i < n {
         if let Some(k) = in_block[i] {
@@ -227,14 +241,17 @@ pub fn render(src: &Source, blocks: &[Block]) -> Option<String> {
             continue;
         }
         if skip[i] {
-            out.extend(folded[i].take().unwrap_or_default());
+            if let Some(shown) = folded[i].take() {
+                let again = opens(i) && last_opening == Some(lines[i]);
+                last_opening = opens(i).then_some(lines[i]);
+                out.extend(shown.into_iter().skip(usize::from(again)));
+            }
             i += 1;
             continue;
         }
         match role[i] {
             Role::Keep if found[i] && !lines[i].ends_with(':') => {
-                // a stretch of findings: grouped by shape (numbers aside), a
-                // long group folded with every number that tells it apart
+                // a stretch of findings, each as printed
                 let finding = |k: usize| {
                     role[k] == Role::Keep && found[k] && in_block[k].is_none() && !lines[k].ends_with(':')
                 };
@@ -251,8 +268,12 @@ pub fn render(src: &Source, blocks: &[Block]) -> Option<String> {
                 // pydocstyle repeats a finding's header line for each message
                 // under it: quoted once
                 let header = l.ends_with(':') && found[i];
-                if !(header && last_header == Some(l)) {
+                let opening = opens(i) && !found[i];
+                if !(header && last_header == Some(l) || opening && last_opening == Some(l)) {
                     out.push(l.to_string());
+                }
+                if opening {
+                    last_opening = Some(l);
                 }
                 last_header = if header { Some(l) } else { last_header.filter(|_| !found[i]) };
                 i += 1;
@@ -264,6 +285,9 @@ pub fn render(src: &Source, blocks: &[Block]) -> Option<String> {
             Role::Rest => {
                 let end = (i..n).find(|&k| role[k] != Role::Rest || in_block[k].is_some()).unwrap_or(n);
                 let stretch: Vec<usize> = (i..end).filter(|&k| !lines[k].trim().is_empty()).collect();
+                if !stretch.is_empty() {
+                    last_opening = None;
+                }
                 if stretch.len() <= 2 {
                     out.extend(stretch.iter().map(|&k| lines[k].to_string()));
                 } else {
@@ -629,11 +653,17 @@ mod tests {
         }
         let out = report_focused(&text, 100).expect("a report");
         // each template: its first record as printed, then every other
-        // record's own lines (its place), each as printed
-        assert!(out.contains("site.css\n2: warning at line 14, col 3\nUnknown property 'font-display'.\n  font-display: block;\n… 14 more like it, the lines that differ:\n4: warning at line 28, col 1\n6: warning at line 42, col 3\n"), "{out}");
-        assert!(out.contains("site.css\n1: warning at line 7, col 2\nRule doesn't have"), "{out}");
+        // record's own lines (its place), each as printed; the file once;
+        // the source lines under the messages are code excerpts
+        assert!(out.contains("csslint: There are 30 problems in site.css.\n\nsite.css\n1: warning at line 7, col 2\nRule doesn't have all its properties in alphabetical order.\n… 14 more like it, the lines that differ:\n3: warning at line 21, col 4\n"), "{out}");
+        assert!(out.contains("\n2: warning at line 14, col 3\nUnknown property 'font-display'.\n… 14 more like it, the lines that differ:\n4: warning at line 28, col 1\n6: warning at line 42, col 3\n"), "{out}");
+        assert_eq!(out.matches("site.css\n").count(), 1, "{out}");
+        assert!(!out.contains("font-display: block;") && out.contains("(30 lines of code excerpts"), "{out}");
         for k in 1..=30 {
-            assert!(out.contains(&format!("\n{k}: warning at line {}, col {}\n", 7 * k, k % 4 + 1)), "{k}: {out}");
+            assert!(
+                out.contains(&format!("\n{k}: warning at line {}, col {}\n", 7 * k, k % 4 + 1)),
+                "{k}: {out}"
+            );
         }
         assert!(out.len() < text.len() / 2, "{out}");
         // below the focus size, each paragraph as printed
