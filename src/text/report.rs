@@ -38,8 +38,9 @@ use regex::bytes::RegexSet;
 use crate::text::ascii_regex;
 use crate::text::blocks::Block;
 use crate::text::context;
-use crate::text::generic::{self, Values};
+use crate::text::generic;
 use crate::text::guard::Source;
+use crate::values::{self, Values};
 
 /// Lines that name a place (see the module doc). Compiled without Unicode
 /// classes, as the ledger's detectors are.
@@ -361,7 +362,7 @@ pub(crate) fn fold_findings(src: &Source, idx: &[usize]) -> Vec<String> {
 /// The line with each of its values (numbers, quoted names) masked:
 /// findings of one rule and message share it.
 fn template(line: &str) -> String {
-    generic::mask(line, Values::Quoted)
+    values::mask(line, Values::Quoted)
 }
 
 /// Records of one template (each a finding's lines, line for line of one
