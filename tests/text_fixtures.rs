@@ -118,10 +118,6 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
     ("unfiltered-heldout2/splint-strict-ring", "not halved: 49 findings of several lines each"),
     // the third held-out set (measured, not tuned on)
     (
-        "unfiltered-heldout3/biome-lint",
-        "not halved: biome's framed diagnostics read as a document and pass whole",
-    ),
-    (
         "unfiltered-heldout3/perlcritic-stdlib",
         "over the 25,000-char budget: findings past the view's share left to its command; not halved",
     ),

@@ -70,10 +70,15 @@ static FINDING: Lazy<RegexSet> = Lazy::new(|| {
 });
 
 /// Code shown under a finding: gutter lines (`  8 |     if (n = 0)`,
-/// `      |   ^`, prettier's `[error] > 26 |`), bandit's numbered source.
+/// `      |   ^`, prettier's `[error] > 26 |`), bandit's numbered source,
+/// and gutters drawn with `│` (biome's `  > 5 │ code`, its fix's
+/// `   3  3 │ code`, a `      │   ^^^^` marker under them).
 static CODE: Lazy<regex::bytes::Regex> = Lazy::new(|| {
-    ascii_regex(r"^(?:\[\w+\])?\s*>?\s*\d+\s+\|(?:\s|$)|^(?:\[\w+\])?\s+\|\s+[\^~]+\s*$|^\d+\t")
-        .expect("valid code frame regex")
+    ascii_regex(concat!(
+        r"^(?:\[\w+\])?\s*>?\s*\d+\s+\|(?:\s|$)|^(?:\[\w+\])?\s+\|\s+[\^~]+\s*$|^\d+\t|",
+        r"^\s*>?\s*\d+(?:\s+\d+)?\s+\xE2\x94\x82|^\s+\xE2\x94\x82\s*(?:[\^~+-]+\s*)?$"
+    ))
+    .expect("valid code frame regex")
 });
 /// A rule line (`-----`, `=====`, `─────`): layout, not content.
 static RULE: Lazy<regex::bytes::Regex> =
@@ -117,9 +122,21 @@ enum Role {
 pub fn render(src: &Source, blocks: &[Block]) -> Option<String> {
     let lines = &src.cleaned;
     let n = lines.len();
+    // code excerpts: a frame's lines, the markers under them
+    let code_like = |i: usize| {
+        let l = lines[i];
+        is_marker(l)
+            || CODE.is_match(l.as_bytes())
+            || lines.get(i + 1).is_some_and(|next| is_marker(next) && !next.trim().is_empty())
+            || RULE.is_match(l.as_bytes())
+    };
+    let code: Vec<bool> = (0..n).map(code_like).collect();
+    // a problem word inside a code excerpt (`throw new Error(…)` in a
+    // frame) is the code's, not a finding's; the ledger's lines stay
     let signal = |i: usize| {
         let l = lines[i];
-        !l.trim().is_empty() && (is_finding(l) || src.ledger.kind(i).is_some() || generic::is_signal(l))
+        !l.trim().is_empty()
+            && (is_finding(l) || src.ledger.kind(i).is_some() || !code[i] && generic::is_signal(l))
     };
     let found: Vec<bool> = (0..n).map(signal).collect();
     // places make a report; problem words and the ledger's lines alone do not
@@ -129,14 +146,9 @@ pub fn render(src: &Source, blocks: &[Block]) -> Option<String> {
     }
     let mut role = vec![Role::Rest; n];
     for i in 0..n {
-        let l = lines[i];
         if found[i] {
             role[i] = Role::Keep;
-        } else if is_marker(l)
-            || CODE.is_match(l.as_bytes())
-            || lines.get(i + 1).is_some_and(|next| is_marker(next) && !next.trim().is_empty())
-            || RULE.is_match(l.as_bytes())
-        {
+        } else if code[i] {
             role[i] = Role::Code;
         }
     }
@@ -565,6 +577,29 @@ mod tests {
         assert!(!out.contains("def add"), "{out}");
         assert!(out.contains("2 files inspected, 8 offenses detected"), "{out}");
         assert!(out.contains("(16 lines of code excerpts under the findings not shown)"), "{out}");
+    }
+
+    #[test]
+    fn frames_drawn_with_box_gutters_are_code_excerpts() {
+        // biome's framed diagnostics: the frame and the fix's diff go, the
+        // finding and its `i`/`✖` message lines stay
+        let mut text = String::new();
+        for k in 1..=4 {
+            text.push_str(&format!(
+                "src/a.js:{k}:5 lint/suspicious/noDebugger  FIXABLE  ━━━━━━━━━━━━━━━━━━━━\n\n                   ✖ This is an unexpected use of the debugger statement.\n  \n                     {} │ function f() {{\n  > {k} │   debugger;\n      │   ^^^^^^^^^\n                     {} │ }}\n  \n  i Unsafe fix: Remove debugger statement\n  \n                     {k} {k} │   debugger;\n      {k} │ - debugger;\n      │   ++++\n  > {k} │   throw new Error(\"x\");\n  \n\n",
+                k + 9,
+                k + 11
+            ));
+        }
+        text.push_str("Checked 3 files in 4ms. No fixes applied.\nFound 4 errors.\n");
+        let out = report(&text).expect("a report");
+        for k in 1..=4 {
+            assert!(out.contains(&format!("src/a.js:{k}:5 lint/suspicious/noDebugger  FIXABLE")), "{out}");
+        }
+        assert!(out.contains("  ✖ This is an unexpected use of the debugger statement."), "{out}");
+        assert!(out.contains("  i Unsafe fix: Remove debugger statement"), "{out}");
+        assert!(!out.contains("│"), "{out}");
+        assert!(out.contains("Found 4 errors."), "{out}");
     }
 
     #[test]
