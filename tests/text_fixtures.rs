@@ -93,10 +93,6 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
     // issue 26: every finding is quoted as printed, so a list of findings
     // and little else is not halved
     (
-        "unfiltered/bandit-flask",
-        "not halved: each issue's header, severity, CWE and location kept, code excerpts go",
-    ),
-    (
         "unfiltered/bandit-werkzeug",
         "not halved: each issue's header, severity, CWE and location kept, code excerpts go",
     ),

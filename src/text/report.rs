@@ -405,12 +405,17 @@ fn fold_records(src: &Source, records: &[Vec<usize>]) -> Option<Vec<String>> {
 }
 
 /// Records grouped by the templates of their lines, in order of first
-/// appearance.
+/// appearance. A line that names a place is a place whatever it names
+/// (bandit's `Location: flask/ctx.py:373:8`): one rule's records group
+/// across files.
 fn by_template(lines: &[&str], records: &[Vec<usize>]) -> Vec<Vec<Vec<usize>>> {
     let mut order: Vec<Vec<Vec<usize>>> = Vec::new();
     let mut seen: std::collections::HashMap<Vec<String>, usize> = std::collections::HashMap::new();
     for r in records {
-        let key: Vec<String> = r.iter().map(|&i| template(lines[i])).collect();
+        let key: Vec<String> = r
+            .iter()
+            .map(|&i| if is_finding(lines[i]) { String::new() } else { template(lines[i]) })
+            .collect();
         let k = *seen.entry(key).or_insert_with(|| {
             order.push(Vec::new());
             order.len() - 1
@@ -616,6 +621,13 @@ mod tests {
         assert_eq!(out.matches("   Severity: High   Confidence: High").count(), 6, "{out}");
         assert!(out.contains("   Location: pkg/m5.py:45:11") && out.contains("\t\tHigh: 6"), "{out}");
         assert!(!out.contains("hashlib.sha1(x)") && !out.contains("-----"), "{out}");
+        // past the focus size, one rule's blocks in any file fold to the
+        // lines that differ: the first block whole, each other's location
+        // (the first of all shares its paragraph with the tool's header)
+        let out = report_focused(&text, 10).expect("a report");
+        assert_eq!(out.matches(">> Issue: [B324:hashlib] Use of weak SHA1 hash.").count(), 2, "{out}");
+        assert!(out.contains("   Location: pkg/m1.py:45:11\n… 4 more like it, the lines that differ:\n   Location: pkg/m2.py:45:11\n   Location: pkg/m3.py:45:11\n"), "{out}");
+        assert!(out.contains("   Location: pkg/m5.py:45:11") && out.contains("\t\tHigh: 6"), "{out}");
     }
 
     #[test]
