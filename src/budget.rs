@@ -42,12 +42,32 @@ pub fn record_focus(focus: Option<usize>) -> Option<usize> {
 
 /// Whether `rendering` is past the focus size `focus` (`None`: off).
 pub fn past_focus(focus: Option<usize>, rendering: &str) -> bool {
-    // chars/2 is below any text's token count's upper range: no count needed
-    // for what is plainly small
     focus.is_some_and(|f| {
-        rendering.len() / 2 > f || rendering.len() > f && auditor::count(Encoding::Cl100k, rendering) > f
+        // a token is at least one byte: no more bytes than `f`, no more tokens
+        if rendering.len() <= f {
+            return false;
+        }
+        let mut end = rendering.len().min(f.saturating_mul(PREFIX_BYTES));
+        while !rendering.is_char_boundary(end) {
+            end -= 1;
+        }
+        let prefix = auditor::count(Encoding::Cl100k, &rendering[..end]);
+        if end == rendering.len() {
+            return prefix > f;
+        }
+        // a prefix's count is not above the whole's but for the few tokens
+        // its cut splits a word into, so a prefix well past `f` decides
+        // without counting all of a large rendering; one that is not (long
+        // runs of one char) leaves it to the whole count
+        prefix > f + CUT_SLACK || auditor::count(Encoding::Cl100k, rendering) > f
     })
 }
+
+/// Bytes per token of the prefix `past_focus` counts first: above what
+/// text of any kind averages (about 4), so the prefix usually decides.
+const PREFIX_BYTES: usize = 12;
+/// Tokens a cut may add to a prefix's count (a word split in pieces).
+const CUT_SLACK: usize = 8;
 
 /// A budget setting's value (`crate::config`: `TOKENSIEVE_BUDGET`, or
 /// `budget` in a settings file): a number of characters (at least `MIN`) or
@@ -143,6 +163,27 @@ pub fn harness_tokens(enc: Encoding, raw: &[u8], original: usize, budget: Option
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn past_focus_is_the_token_count() {
+        let count = |t: &str| auditor::count(Encoding::Cl100k, t);
+        // paths and numbers: about 3 chars a token, so 2,400 chars are
+        // ~800 tokens, under a focus of 1,000 (chars/2 would say past)
+        let line = "sets/conditionset.py:213: lamda ==> lambda\n";
+        let under = line.repeat(2400 / line.len());
+        assert!(under.len() / 2 > 1000 && count(&under) <= 1000, "{}", count(&under));
+        assert!(!past_focus(Some(1000), &under));
+        // past it, decided from a prefix or the whole, as counted
+        for reps in [60, 100, 400, 4000] {
+            let text = line.repeat(reps);
+            assert_eq!(past_focus(Some(1000), &text), count(&text) > 1000, "{reps}");
+        }
+        // a long run of one char (many bytes a token): the whole is counted
+        let run = "=".repeat(40_000);
+        assert_eq!(past_focus(Some(1000), &run), count(&run) > 1000);
+        assert!(!past_focus(None, &run));
+        assert!(!past_focus(Some(1000), "short"));
+    }
 
     #[test]
     fn budget_from_the_environment() {

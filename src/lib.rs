@@ -31,6 +31,7 @@ pub mod typed;
 pub mod untrusted;
 pub mod userfilter;
 pub mod userview;
+pub mod values;
 pub mod view;
 
 use std::ffi::OsString;

@@ -250,32 +250,14 @@ impl UserFilter {
     }
 }
 
-/// A line's shape: digits and hex runs set aside.
-fn shape(line: &str) -> String {
-    let mut out = String::with_capacity(line.len());
-    let mut in_num = false;
-    for c in line.chars() {
-        if c.is_ascii_digit() {
-            if !in_num {
-                out.push('#');
-            }
-            in_num = true;
-        } else {
-            in_num = false;
-            out.push(c);
-        }
-    }
-    out
-}
-
 /// Runs of 3+ lines of one shape: the first line and `(×N similar)`.
 fn fold(lines: Vec<String>) -> Vec<String> {
     let mut out = Vec::with_capacity(lines.len());
     let mut i = 0;
     while i < lines.len() {
-        let s = shape(&lines[i]);
+        let s = crate::values::shape(&lines[i]);
         let mut j = i + 1;
-        while j < lines.len() && shape(&lines[j]) == s {
+        while j < lines.len() && crate::values::shape(&lines[j]) == s {
             j += 1;
         }
         if j - i >= 3 {
@@ -336,6 +318,10 @@ mod tests {
         .unwrap();
         let input = "a 1ms\nskip me\nrow 1\nrow 2\nrow 3\nb\nc\nz\n";
         assert_eq!(f.apply(input, input), "a 1 ms\nrow 1 (×3 similar)\n… 2 lines left out\nz\n");
+        // similar as every fold means it (`values::shape`): hex ids too
+        let f = UserFilter::compile(&spec("match = \"t\"\nfold = true")).unwrap();
+        let ids = "freed 0xdeadbeef\nfreed 0x1f\nfreed 0xc0ffee\nfreed 3f2a\nend\n";
+        assert_eq!(f.apply(ids, ids), "freed 0xdeadbeef (×4 similar)\nend\n");
         let f = UserFilter::compile(&spec("match = \"t\"\nkeep = [\"ERR\"]\non_empty = \"t: ok\"")).unwrap();
         assert_eq!(f.apply("a\nb\n", "a\nb\n"), "t: ok\n");
         assert_eq!(f.apply("a\nERR x\n", "a\nERR x\n"), "ERR x\n");

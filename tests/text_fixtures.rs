@@ -64,11 +64,6 @@ fn fixtures(dir: &Path) -> Vec<PathBuf> {
     v
 }
 
-/// A must_keep line a report's fold rewrites (issue 26 rule 1): its place
-/// and values are listed on the fold line of its rule, not quoted as printed.
-const FOLDED: &str = "past the focus size a rule's findings fold: the line's place and values are on the fold line, \
-     not quoted as printed (scripts/fold-fidelity.py rebuilds it)";
-
 /// Captures that lose signal or miss a size target today: `set/name` and the
 /// kind of failure. Remove a row when its capture passes.
 const KNOWN_FAILURES: &[(&str, &str)] = &[
@@ -78,6 +73,7 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
     ),
     ("docs/man-git-log-overstrike", "over the 25,000-char budget: a view of the page, not all of it"),
     ("docs/man-grep", "over the 25,000-char budget: a view of the page, not all of it"),
+    ("lint/cppcheck-all", "not halved: 60 `unusedFunction` findings, one line each, quoted as printed"),
     ("lint/pylint-json", "not halved: a finding list under the condense size passes whole"),
     (
         "lint/pylint-logging",
@@ -94,13 +90,8 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
         "not halved: written commit messages are a document; over the budget the view shows 492 of 594 lines",
     ),
     ("local/find-real", "not halved: within the budget every path is the answer, as printed"),
-    // issue 26: every finding is quoted as printed (a long run of one shape
-    // keeps every number that tells its lines apart), so a list of findings
+    // issue 26: every finding is quoted as printed, so a list of findings
     // and little else is not halved
-    (
-        "unfiltered/bandit-flask",
-        "not halved: each issue's header, severity, CWE and location kept, code excerpts go",
-    ),
     (
         "unfiltered/bandit-werkzeug",
         "not halved: each issue's header, severity, CWE and location kept, code excerpts go",
@@ -111,25 +102,20 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
     ),
     ("unfiltered/pydocstyle-ntheory", "not halved: every finding and its message line kept"),
     ("unfiltered/pydocstyle-werkzeug", "not halved: every finding and its message line kept"),
-    ("unfiltered/vulture-werkzeug", FOLDED),
-    ("unfiltered/jshint-katex-contrib", FOLDED),
-    ("unfiltered/jshint-vendored-js", FOLDED),
+    ("unfiltered/vulture-werkzeug", "not halved: 210 findings, one line each, quoted as printed"),
     (
         "unfiltered/rubocop-stdlib",
         "over the 25,000-char budget: findings past the view's share left to its command",
     ),
     // the held-out set (measured, not tuned on)
-    ("unfiltered-heldout/codespell-docutils", FOLDED),
-    ("unfiltered-heldout/codespell-sympy-sets", FOLDED),
-    ("unfiltered-heldout/csslint-katex", FOLDED),
     ("unfiltered-heldout/htmlhint-pydoc-html", "not halved: every finding and its message line kept"),
-    ("unfiltered-heldout/markdownlint-npm-readmes", FOLDED),
+    ("unfiltered-heldout/markdownlint-npm-readmes", "not halved: one finding a line, quoted as printed"),
     // the second held-out set's later runs (measured, not tuned on)
     ("unfiltered-heldout2/splint-strict-ring", "not halved: 49 findings of several lines each"),
     // the third held-out set (measured, not tuned on)
     (
-        "unfiltered-heldout3/biome-lint",
-        "not halved: biome's framed diagnostics read as a document and pass whole",
+        "unfiltered-heldout3/perlcritic-stdlib",
+        "over the 25,000-char budget: findings past the view's share left to its command; not halved",
     ),
     (
         "unfiltered-heldout3/cspell-docs-perllib",
@@ -155,7 +141,8 @@ const SETS_UNDER_GOAL: &[&str] = &[
     "unfiltered-heldout3",
 ];
 
-fn check_dir(dir: &Path, min: usize) {
+/// What fails in one set folder (empty: all holds).
+fn check_dir(dir: &Path, min: usize) -> Vec<String> {
     let home = tempfile::tempdir().unwrap();
     let files = fixtures(dir);
     assert!(files.len() >= min, "expected at least {min} fixtures in {}", dir.display());
@@ -208,30 +195,39 @@ fn check_dir(dir: &Path, min: usize) {
             problems.truncate(before);
         }
     }
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
-    assert!(known_passing.is_empty(), "now passing, remove from KNOWN_FAILURES: {known_passing:?}");
+    if !known_passing.is_empty() {
+        problems.push(format!("now passing, remove from KNOWN_FAILURES: {known_passing:?}"));
+    }
     let saved = 1.0 - total_out as f64 / total_in as f64;
     if documents {
-        return;
+        return problems;
     }
     // a set may state its own goal (a file GOAL: tools no filter names, 0.70)
     let goal: f64 = std::fs::read_to_string(dir.join("GOAL"))
         .map_or(0.80, |g| g.trim().parse().expect("GOAL holds a share"));
     if SETS_UNDER_GOAL.contains(&set.as_str()) {
-        assert!(saved < goal, "{set} now saves {:.1}%: remove it from SETS_UNDER_GOAL", saved * 100.0);
-    } else {
-        assert!(saved >= goal, "{}: saved only {:.1}% (goal {goal})", dir.display(), saved * 100.0);
+        if saved >= goal {
+            problems.push(format!("{set} now saves {:.1}%: remove it from SETS_UNDER_GOAL", saved * 100.0));
+        }
+    } else if saved < goal {
+        problems.push(format!("{}: saved only {:.1}% (goal {goal})", dir.display(), saved * 100.0));
     }
+    problems
+}
+
+/// Fails naming every problem of every set.
+fn assert_sets(problems: Vec<String>) {
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
 #[test]
 fn shared_corpus_keeps_signal_and_saves_tokens() {
-    check_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/text"), 39);
+    assert_sets(check_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/text"), 39));
 }
 
 #[test]
 fn local_captures_keep_signal_and_save_tokens() {
-    check_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/text/local"), 1);
+    assert_sets(check_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/text/local"), 1));
 }
 
 /// Every set folder under fixtures/text/local (the repro scripts aside).
@@ -245,9 +241,7 @@ fn local_sets_keep_signal_and_save_tokens() {
         .collect();
     sets.sort();
     assert!(sets.len() >= 8, "expected the eight capture sets in {}", local.display());
-    for set in &sets {
-        check_dir(set, 1);
-    }
+    assert_sets(sets.iter().flat_map(|set| check_dir(set, 1)).collect());
     let listed: Vec<&str> = KNOWN_FAILURES.iter().map(|(k, _)| *k).collect();
     for id in listed {
         // `local/NAME` is a capture at the folder's top level

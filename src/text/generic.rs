@@ -32,6 +32,7 @@ use crate::text::kind::{self, Asked, Kind};
 use crate::text::paragraphs;
 use crate::text::report;
 use crate::text::summary;
+use crate::values::{shape, slots};
 
 /// Lines shown in a summary longer than this are cut (minified JSON,
 /// base64), signal lines excepted.
@@ -101,136 +102,6 @@ static CLOCK: Lazy<Regex> = Lazy::new(|| {
 fn is_marker(line: &str) -> bool {
     let t = line.trim();
     t.len() >= 2 && t.bytes().all(|b| b == b'^' || b == b'~')
-}
-
-/// The byte ranges of a line's numbers and hex ids: each maximal run of
-/// ASCII hex digits that holds a decimal digit, a `0x` prefix included
-/// (what `0[xX][0-9a-fA-F]+|[0-9a-fA-F]*[0-9][0-9a-fA-F]*` finds, without
-/// a regex search per log line).
-pub(crate) fn slots(line: &str) -> Vec<(usize, usize)> {
-    let b = line.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        if !b[i].is_ascii_hexdigit() {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        let hex_prefix = b[i] == b'0'
-            && matches!(b.get(i + 1), Some(b'x' | b'X'))
-            && b.get(i + 2).is_some_and(u8::is_ascii_hexdigit);
-        if hex_prefix {
-            i += 2;
-        }
-        let mut digit = hex_prefix;
-        while i < b.len() && b[i].is_ascii_hexdigit() {
-            digit |= b[i].is_ascii_digit();
-            i += 1;
-        }
-        if digit {
-            // Runs start and end at ASCII bytes: char boundaries.
-            out.push((start, i));
-        }
-    }
-    out
-}
-
-/// Which of a line's values `mask` sets aside.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Values {
-    /// Numbers and hex ids (`slots`): the fold's notion of similar lines.
-    Numbers,
-    /// Those and quoted names (`places`): a checker's rule and message.
-    Quoted,
-    /// Those and the value of each `key=value` field: a server log's
-    /// template (`Client closed connection id=# addr=# … cmd=#`).
-    Fields,
-}
-
-/// The line with each of its `values` replaced by `#`: one template for
-/// lines that differ only there.
-pub(crate) fn mask(line: &str, values: Values) -> String {
-    let spans = match values {
-        Values::Numbers => slots(line),
-        Values::Quoted => places(line),
-        Values::Fields => fields(line),
-    };
-    let mut out = String::with_capacity(line.len());
-    let mut copied = 0;
-    for (start, end) in spans {
-        out.push_str(&line[copied..start]);
-        out.push('#');
-        copied = end;
-    }
-    out.push_str(&line[copied..]);
-    out
-}
-
-/// The line with every number and hex id (see `slots`) replaced by `#`.
-pub fn shape(line: &str) -> String {
-    mask(line, Values::Numbers)
-}
-
-/// Where a finding's values sit: each quoted name (`'x'`, `"x"`, `` `x` ``,
-/// the quote not inside a word: `doesn't` opens nothing) and each number or
-/// hex id outside them. Byte ranges, in order.
-pub(crate) fn places(line: &str) -> Vec<(usize, usize)> {
-    let b = line.as_bytes();
-    let word = |c: Option<&u8>| c.is_some_and(u8::is_ascii_alphanumeric);
-    let mut quoted = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        let q = b[i];
-        if matches!(q, b'\'' | b'"' | b'`') && !word(i.checked_sub(1).and_then(|k| b.get(k))) {
-            let close = b[i + 1..].iter().position(|&c| c == q).map(|len| i + len + 2);
-            if let Some(end) = close.filter(|&end| !word(b.get(end))) {
-                quoted.push((i, end));
-                i = end;
-                continue;
-            }
-        }
-        i += 1;
-    }
-    let mut out: Vec<(usize, usize)> =
-        slots(line).into_iter().filter(|&(s, e)| !quoted.iter().any(|&(qs, qe)| s < qe && e > qs)).collect();
-    out.extend(quoted);
-    out.sort_unstable();
-    out
-}
-
-/// `places`, and the value of each `key=value` field (up to the next
-/// blank) in place of the places inside it. Byte ranges, in order.
-pub(crate) fn fields(line: &str) -> Vec<(usize, usize)> {
-    let b = line.as_bytes();
-    let mut values: Vec<(usize, usize)> = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        // a key: a word run at the line's start or after a blank, then `=`
-        let start = i;
-        while i < b.len() && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'_' | b'-' | b'.')) {
-            i += 1;
-        }
-        let at_word = start == 0 || b[start - 1].is_ascii_whitespace();
-        if i > start && at_word && b.get(i) == Some(&b'=') {
-            let from = i + 1;
-            let mut end = from;
-            while end < b.len() && !b[end].is_ascii_whitespace() {
-                end += 1;
-            }
-            if end > from {
-                values.push((from, end));
-            }
-            i = end;
-        } else {
-            i = i.max(start + 1);
-        }
-    }
-    let mut out: Vec<(usize, usize)> =
-        places(line).into_iter().filter(|&(s, e)| !values.iter().any(|&(vs, ve)| s < ve && e > vs)).collect();
-    out.extend(values);
-    out.sort_unstable();
-    out
 }
 
 /// A line with a problem word in it: kept out of folds with other lines.
@@ -704,6 +575,7 @@ mod tests {
     }
 
     use super::*;
+    use crate::values::{Values, mask, places};
 
     fn settings(threshold: usize) -> Settings {
         Settings { text_threshold: threshold, ..Settings::default() }
@@ -712,6 +584,13 @@ mod tests {
     /// The generic rendering of `text` (already clean), the raw stored as `abc123`.
     fn generic(text: &str, threshold: usize) -> String {
         render(&crate::text::guard::Owned::new(text).src(), &settings(threshold), Asked::Output).0
+    }
+
+    #[test]
+    fn places_are_numbers_and_quoted_names() {
+        let l = "a.py:12: unused variable 'x_1' (100% confidence) don't `y`";
+        let got: Vec<&str> = places(l).iter().map(|&(s, e)| &l[s..e]).collect();
+        assert_eq!(got, ["12", "'x_1'", "100", "`y`"]);
     }
 
     #[test]
@@ -738,17 +617,12 @@ mod tests {
         assert_eq!(generic(&few, 4000), few);
         let lint = few.replace("moved to the new layout", "E302 expected 2 blank lines, found 1");
         assert_eq!(generic(&lint, 4000), lint);
-        // past the focus size, a report's findings of one rule fold: the
-        // first as printed, every number of the others, the command that
-        // prints them all; below it (or with focus off) each as printed
+        // past the focus size too: a finding's words are its own
         assert_eq!(generic(&moved, 4000), moved);
         let owned = crate::text::guard::Owned::new(&moved);
         let mut src = owned.src();
         src.focus = Some(50);
-        assert_eq!(
-            render(&src, &settings(4000), Asked::Output).0,
-            "app.py:11:1: moved to the new layout\n… 11 more like it, their numbers: 14; 17; 20; 23; 26; 29; 31; 40; 52; 60; 77 (12 lines: tokensieve show abc123 --grep 'moved to the new layout')\n"
-        );
+        assert_eq!(render(&src, &settings(4000), Asked::Output).0, moved);
         // the same run without a place folds, keeping its values
         let unplaced = moved.replace("app.py:", "step ");
         assert_eq!(

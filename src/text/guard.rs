@@ -198,7 +198,7 @@ pub fn similar_pattern_within(line: &str, max: usize) -> String {
     // of them: redis's `# WARNING`, go's `# pkg`)
     let mut literals = Vec::new();
     let mut copied = 0;
-    for (start, end) in crate::text::generic::slots(body) {
+    for (start, end) in crate::values::slots(body) {
         literals.push(&body[copied..start]);
         copied = end;
     }

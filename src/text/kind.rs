@@ -7,7 +7,7 @@
 use once_cell::sync::Lazy;
 
 use crate::command::Invocation;
-use crate::text::generic::shape;
+use crate::values::shape;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {

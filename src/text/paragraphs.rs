@@ -19,8 +19,9 @@
 //! Pure: the caller checks the rendering with the guard.
 
 use crate::lines::frames::{self, Fold};
-use crate::text::generic::{self, Values};
+use crate::text::generic;
 use crate::text::guard::Source;
+use crate::values::{self, Values};
 
 /// The output holds at least this many paragraphs for the rule to apply.
 const MIN_PARAGRAPHS: usize = 6;
@@ -67,10 +68,10 @@ fn troubled(src: &Source, p: Para) -> bool {
 /// when the paragraph is troubled.
 fn key(src: &Source, p: Para, troubled: bool) -> Vec<String> {
     let lines = &src.cleaned;
-    let mut key = vec![generic::mask(lines[p.start], Values::Fields)];
+    let mut key = vec![values::mask(lines[p.start], Values::Fields)];
     key.extend(
         (p.start + 1..p.end)
-            .map(|i| if troubled { lines[i].to_string() } else { generic::mask(lines[i], Values::Numbers) }),
+            .map(|i| if troubled { lines[i].to_string() } else { values::mask(lines[i], Values::Numbers) }),
     );
     key
 }
@@ -80,7 +81,7 @@ fn key(src: &Source, p: Para, troubled: bool) -> Vec<String> {
 /// differ from those of line `first`, in order.
 fn differing<'a>(lines: &[&'a str], first: usize, i: usize, header: bool) -> Vec<&'a str> {
     let spans = |k: usize| {
-        if header { generic::fields(lines[k]) } else { generic::slots(lines[k]) }
+        if header { values::fields(lines[k]) } else { values::slots(lines[k]) }
     };
     let (a, b) = (spans(first), spans(i));
     if a.len() != b.len() {

@@ -7,14 +7,14 @@
 //! `L: n | P: m` row, `M 88:4 name - D (23)`), or is a signal line of the
 //! ledger or a line with a problem word. In a report (findings make up a
 //! good share of the lines):
-//! - every finding is quoted as printed, never counted; past the focus size
-//!   the findings of one rule (one template once numbers and quoted names
-//!   are set aside) fold from `FOLD_MIN` on: the first as printed, then
-//!   `… N more like it, their values: 37,1,"x"; 62,19,"y" (M lines:
-//!   tokensieve show ID --grep '…')`, every place and differing value of
-//!   the others listed; findings printed as short paragraphs (csslint's
-//!   file, place, message, source line) fold the same way, paragraph by
-//!   paragraph;
+//! - every finding is quoted as printed: never counted, never rewritten as
+//!   a list of its values (a must-keep line is a line as the tool printed
+//!   it). Findings printed as short paragraphs (csslint's file, place,
+//!   message, source line) of one template fold past the focus size from
+//!   `FOLD_MIN` on to the lines that differ: the first paragraph as
+//!   printed, then `… N more like it, the lines that differ:` and each
+//!   other paragraph's own lines (its place, a message of its own), as
+//!   printed;
 //! - a finding's block stays whole: in a short paragraph (blank-line
 //!   separated) that holds one, every line but code excerpts stays
 //!   (bandit's issue header, severity and location); the line after a
@@ -38,8 +38,9 @@ use regex::bytes::RegexSet;
 use crate::text::ascii_regex;
 use crate::text::blocks::Block;
 use crate::text::context;
-use crate::text::generic::{self, Values, places};
-use crate::text::guard::{self, Source};
+use crate::text::generic;
+use crate::text::guard::Source;
+use crate::values::{self, Values};
 
 /// Lines that name a place (see the module doc). Compiled without Unicode
 /// classes, as the ledger's detectors are.
@@ -69,14 +70,15 @@ static FINDING: Lazy<RegexSet> = Lazy::new(|| {
 });
 
 /// Code shown under a finding: gutter lines (`  8 |     if (n = 0)`,
-/// `      |   ^`, prettier's `[error] > 26 |`), bandit's numbered source.
+/// `      |   ^`, prettier's `[error] > 26 |`), bandit's numbered source,
+/// and gutters drawn with `│` (biome's `  > 5 │ code`, its fix's
+/// `   3  3 │ code`, a `      │   ^^^^` marker under them).
 static CODE: Lazy<regex::bytes::Regex> = Lazy::new(|| {
-    ascii_regex(r"^(?:\[\w+\])?\s*>?\s*\d+\s+\|(?:\s|$)|^(?:\[\w+\])?\s+\|\s+[\^~]+\s*$|^\d+\t")
-        .expect("valid code frame regex")
-});
-/// A finding's leading location: a path with a line (and column) number.
-static LOCATION: Lazy<regex::Regex> = Lazy::new(|| {
-    regex::Regex::new(r"^\S*?\.[A-Za-z]\w{0,9}:\d+(?:[:,]\d+)?:?").expect("valid location regex")
+    ascii_regex(concat!(
+        r"^(?:\[\w+\])?\s*>?\s*\d+\s+\|(?:\s|$)|^(?:\[\w+\])?\s+\|\s+[\^~]+\s*$|^\d+\t|",
+        r"^\s*>?\s*\d+(?:\s+\d+)?\s+\xE2\x94\x82|^\s+\xE2\x94\x82\s*(?:[\^~+-]+\s*)?$"
+    ))
+    .expect("valid code frame regex")
 });
 /// A rule line (`-----`, `=====`, `─────`): layout, not content.
 static RULE: Lazy<regex::bytes::Regex> =
@@ -120,9 +122,21 @@ enum Role {
 pub fn render(src: &Source, blocks: &[Block]) -> Option<String> {
     let lines = &src.cleaned;
     let n = lines.len();
+    // code excerpts: a frame's lines, the markers under them
+    let code_like = |i: usize| {
+        let l = lines[i];
+        is_marker(l)
+            || CODE.is_match(l.as_bytes())
+            || lines.get(i + 1).is_some_and(|next| is_marker(next) && !next.trim().is_empty())
+            || RULE.is_match(l.as_bytes())
+    };
+    let code: Vec<bool> = (0..n).map(code_like).collect();
+    // a problem word inside a code excerpt (`throw new Error(…)` in a
+    // frame) is the code's, not a finding's; the ledger's lines stay
     let signal = |i: usize| {
         let l = lines[i];
-        !l.trim().is_empty() && (is_finding(l) || src.ledger.kind(i).is_some() || generic::is_signal(l))
+        !l.trim().is_empty()
+            && (is_finding(l) || src.ledger.kind(i).is_some() || !code[i] && generic::is_signal(l))
     };
     let found: Vec<bool> = (0..n).map(signal).collect();
     // places make a report; problem words and the ledger's lines alone do not
@@ -132,15 +146,20 @@ pub fn render(src: &Source, blocks: &[Block]) -> Option<String> {
     }
     let mut role = vec![Role::Rest; n];
     for i in 0..n {
-        let l = lines[i];
         if found[i] {
             role[i] = Role::Keep;
-        } else if is_marker(l)
-            || CODE.is_match(l.as_bytes())
-            || lines.get(i + 1).is_some_and(|next| is_marker(next) && !next.trim().is_empty())
-            || RULE.is_match(l.as_bytes())
-        {
+        } else if code[i] {
             role[i] = Role::Code;
+        }
+    }
+    // the source line a finding quotes in its paragraph (csslint's
+    // `.katex .mfrac {` under its place and message): past the message, a
+    // line that ends as a statement, a block or a list of code does
+    for i in (0..n).filter(|&i| found[i]) {
+        for k in (i + 2..n.min(i + BLOCK)).take_while(|&k| !lines[k].trim().is_empty() && !found[k]) {
+            if lines[k].trim_end().ends_with(['{', '}', ';', ',']) {
+                role[k] = Role::Code;
+            }
         }
     }
     // the share is of the lines that are not code excerpts
@@ -214,7 +233,7 @@ pub fn render(src: &Source, blocks: &[Block]) -> Option<String> {
     let mut folded: Vec<Option<Vec<String>>> = vec![None; n];
     let records = if fold { finding_paragraphs(lines, &role, &found, &in_block) } else { Vec::new() };
     for group in by_template(lines, &records).into_iter().filter(|g| g.len() >= FOLD_MIN) {
-        if let Some(shown) = fold_records(src, &group, false) {
+        if let Some(shown) = fold_records(src, &group) {
             group.iter().flatten().for_each(|&i| skip[i] = true);
             folded[group[0][0]] = Some(shown);
         }
@@ -223,6 +242,10 @@ pub fn render(src: &Source, blocks: &[Block]) -> Option<String> {
     let mut out: Vec<String> = Vec::new();
     let mut code = 0usize;
     let mut last_header: Option<&str> = None;
+    // the line a kept paragraph opens with (csslint's file above each
+    // finding): one that repeats the last one printed is said once
+    let opens = |i: usize| i == 0 || lines[i - 1].trim().is_empty();
+    let mut last_opening: Option<&str> = None;
     let mut i = 0;
     while i < n {
         if let Some(k) = in_block[i] {
@@ -231,14 +254,17 @@ pub fn render(src: &Source, blocks: &[Block]) -> Option<String> {
             continue;
         }
         if skip[i] {
-            out.extend(folded[i].take().unwrap_or_default());
+            if let Some(shown) = folded[i].take() {
+                let again = opens(i) && last_opening == Some(lines[i]);
+                last_opening = opens(i).then_some(lines[i]);
+                out.extend(shown.into_iter().skip(usize::from(again)));
+            }
             i += 1;
             continue;
         }
         match role[i] {
             Role::Keep if found[i] && !lines[i].ends_with(':') => {
-                // a stretch of findings: grouped by shape (numbers aside), a
-                // long group folded with every number that tells it apart
+                // a stretch of findings, each as printed
                 let finding = |k: usize| {
                     role[k] == Role::Keep && found[k] && in_block[k].is_none() && !lines[k].ends_with(':')
                 };
@@ -246,7 +272,7 @@ pub fn render(src: &Source, blocks: &[Block]) -> Option<String> {
                 let end = (i..n).find(|&k| !(finding(k) || role[k] == Role::Code)).unwrap_or(n);
                 let members: Vec<usize> = (i..end).filter(|&k| finding(k)).collect();
                 code += (i..end).filter(|&k| role[k] == Role::Code && !lines[k].trim().is_empty()).count();
-                out.extend(group_findings(src, &members, fold));
+                out.extend(members.iter().map(|&k| lines[k].to_string()));
                 last_header = None;
                 i = end;
             }
@@ -255,8 +281,12 @@ pub fn render(src: &Source, blocks: &[Block]) -> Option<String> {
                 // pydocstyle repeats a finding's header line for each message
                 // under it: quoted once
                 let header = l.ends_with(':') && found[i];
-                if !(header && last_header == Some(l)) {
+                let opening = opens(i) && !found[i];
+                if !(header && last_header == Some(l) || opening && last_opening == Some(l)) {
                     out.push(l.to_string());
+                }
+                if opening {
+                    last_opening = Some(l);
                 }
                 last_header = if header { Some(l) } else { last_header.filter(|_| !found[i]) };
                 i += 1;
@@ -268,6 +298,9 @@ pub fn render(src: &Source, blocks: &[Block]) -> Option<String> {
             Role::Rest => {
                 let end = (i..n).find(|&k| role[k] != Role::Rest || in_block[k].is_some()).unwrap_or(n);
                 let stretch: Vec<usize> = (i..end).filter(|&k| !lines[k].trim().is_empty()).collect();
+                if !stretch.is_empty() {
+                    last_opening = None;
+                }
                 if stretch.len() <= 2 {
                     out.extend(stretch.iter().map(|&k| lines[k].to_string()));
                 } else {
@@ -318,156 +351,71 @@ fn finding_paragraphs(
     out
 }
 
-/// A run of findings this long, all of one shape (numbers aside), folds.
+/// A run of one finding line this long is quoted once with its count.
 const LONG_RUN: usize = 10;
-/// In a report, findings of one template (rule and message, places aside)
-/// fold from this many on, wherever they stand in it.
+/// In a report, finding paragraphs of one template (rule and message,
+/// places aside) fold from this many on, wherever they stand in it.
 const FOLD_MIN: usize = 4;
 
 /// Findings of one shape (lines `idx` of `src`), as shown: each as
-/// printed; a run of `LONG_RUN` or more keeps its first and last lines as
-/// printed and, for every line between, the values that tell it apart
-/// (`… 58 more like it, their numbers: 10,5; 10,14; …`) with the command
-/// that prints them all: no finding is lost in a count. Without a stored
-/// output to point at (or a pattern that finds them all), each as printed.
+/// printed (a finding's words are its own: none is folded into a count or
+/// rewritten as a list of values), but a run of `LONG_RUN` or more of one
+/// line, which is quoted once with its count.
 pub(crate) fn fold_findings(src: &Source, idx: &[usize]) -> Vec<String> {
-    let records: Vec<Vec<usize>> = idx.iter().map(|&i| vec![i]).collect();
-    let each = || idx.iter().map(|&i| src.cleaned[i].to_string()).collect();
-    if idx.len() < LONG_RUN {
-        return each();
+    let first = idx.first().map(|&i| src.cleaned[i]);
+    match first {
+        Some(first) if idx.len() >= LONG_RUN && idx.iter().all(|&i| src.cleaned[i] == first) => {
+            vec![format!("{first} (×{})", idx.len())]
+        }
+        _ => idx.iter().map(|&i| src.cleaned[i].to_string()).collect(),
     }
-    let first = src.cleaned[idx[0]];
-    if idx.iter().all(|&i| src.cleaned[i] == first) {
-        return vec![format!("{first} (×{})", idx.len())];
-    }
-    fold_records(src, &records, true).unwrap_or_else(each)
 }
 
 /// The line with each of its values (numbers, quoted names) masked:
 /// findings of one rule and message share it.
 fn template(line: &str) -> String {
-    generic::mask(line, Values::Quoted)
-}
-
-/// Literal chars of a fold's grep pattern: enough to name the rule.
-const PATTERN_CHARS: usize = 48;
-
-/// A pattern matching `line` and the lines of its template: literal parts
-/// escaped, each number `\w+`, each quoted name any quoted text; leading
-/// indentation and what follows `PATTERN_CHARS` literal chars left out.
-fn template_pattern(line: &str) -> String {
-    // a leading location (`path/to/file.rb:12:3:`) names the place, not the
-    // rule: the pattern starts after it (shorter, and one rule's findings
-    // in every file)
-    let body = line.trim_start();
-    let body = match LOCATION.find(body) {
-        Some(m) if body[m.end()..].trim().len() >= 8 => body[m.end()..].trim_start(),
-        _ => body,
-    };
-    let mut out = String::new();
-    let mut copied = 0;
-    let mut used = 0;
-    let mut literal = |text: &str, out: &mut String| -> bool {
-        let take: String = text.chars().take(PATTERN_CHARS.saturating_sub(used)).collect();
-        used += take.chars().count();
-        out.push_str(&regex::escape(&take));
-        used >= PATTERN_CHARS
-    };
-    for (s, e) in places(body) {
-        if literal(&body[copied..s], &mut out) {
-            return out;
-        }
-        out.push_str(match body.as_bytes()[s] {
-            b'\'' => r"\x27[^\x27]*\x27",
-            b'"' => r#""[^"]*""#,
-            b'`' => r"`[^`]*`",
-            _ => r"\w+",
-        });
-        copied = e;
-    }
-    literal(&body[copied..], &mut out);
-    out
+    values::mask(line, Values::Quoted)
 }
 
 /// Records of one template (each a finding's lines, line for line of one
-/// template), as shown: the first (and with `last` the last) as printed,
-/// for each other one the values that tell it apart (`… 48 more like it, their values:
-/// 5,14,3; 9,14,3 (…)`), and for every line position holding a finding or
-/// a signal line the command that prints all of them. `None` when no such
-/// command can be given (nothing stored, or a pattern that misses one).
-fn fold_records(src: &Source, records: &[Vec<usize>], last: bool) -> Option<Vec<String>> {
+/// template), as shown: the first as printed, then `… N more like it, the
+/// lines that differ:` and, record by record, each of its lines that is
+/// not the first record's line at that place, as printed (csslint's place
+/// lines under one file and message). No line is rewritten, so no finding
+/// loses the words it was printed with. `None` when that would not be
+/// shorter: one-line records (each is all its own words) or records that
+/// share no line.
+fn fold_records(src: &Source, records: &[Vec<usize>]) -> Option<Vec<String>> {
     let lines = &src.cleaned;
-    let n = records.len();
-    let width = records.first()?.len();
-    let at: Vec<Vec<Vec<(usize, usize)>>> =
-        records.iter().map(|r| r.iter().map(|&i| places(lines[i])).collect()).collect();
-    if n < 3 || at.iter().any(|r| r.len() != width || (0..width).any(|k| r[k].len() != at[0][k].len())) {
+    let first = records.first()?;
+    let width = first.len();
+    if records.len() < 3 || width < 2 || records.iter().any(|r| r.len() != width) {
         return None;
     }
-    let value = |j: usize, k: usize, p: usize| {
-        let (s, e) = at[j][k][p];
-        &lines[records[j][k]][s..e]
-    };
-    let varying: Vec<(usize, usize)> = (0..width)
-        .flat_map(|k| (0..at[0][k].len()).map(move |p| (k, p)))
-        .filter(|&(k, p)| (1..n).any(|j| value(j, k, p) != value(0, k, p)))
-        .collect();
-    let mut counts = Vec::new();
-    for k in 0..width {
-        let column: Vec<usize> = records.iter().map(|r| r[k]).collect();
-        let marked = |i: usize| src.ledger.kind(i).is_some() || is_finding(lines[i]);
-        if k == 0 || column.iter().any(|&i| marked(i)) {
-            counts.push(guard::count_line(src, &template_pattern(lines[column[0]]), &column)?);
-        }
+    let same = |r: &[usize], k: usize| lines[r[k]] == lines[first[k]];
+    if !(0..width).any(|k| records.iter().all(|r| same(r, k))) {
+        return None;
     }
-    if counts.len() > 1 {
-        // the first line's count only when it names what the others do not
-        let first = records.iter().map(|r| r[0]).collect::<Vec<_>>();
-        if !first.iter().any(|&i| src.ledger.kind(i).is_some() || is_finding(lines[i])) {
-            counts.remove(0);
-        }
-    }
-    let quoted =
-        varying.iter().any(|&(k, p)| !lines[records[0][k]].as_bytes()[at[0][k][p].0].is_ascii_alphanumeric());
-    let shown = if last { n - 1 } else { n };
-    let values: Vec<String> = (1..shown)
-        .map(|j| varying.iter().map(|&(k, p)| value(j, k, p)).collect::<Vec<_>>().join(","))
-        .collect();
-    let mut out: Vec<String> = records[0].iter().map(|&i| lines[i].to_string()).collect();
-    out.push(format!(
-        "… {} more like it, their {}: {} {}",
-        shown - 1,
-        if quoted { "values" } else { "numbers" },
-        values.join("; "),
-        counts.join(" ")
-    ));
-    if last {
-        out.extend(records[n - 1].iter().map(|&i| lines[i].to_string()));
+    let mut out: Vec<String> = first.iter().map(|&i| lines[i].to_string()).collect();
+    out.push(format!("… {} more like it, the lines that differ:", records.len() - 1));
+    for r in &records[1..] {
+        out.extend((0..width).filter(|&k| !same(r, k)).map(|k| lines[r[k]].to_string()));
     }
     Some(out)
 }
 
-/// Findings in a row (lines `idx`), grouped by template (rule and message,
-/// places aside) in order of first appearance when some template has
-/// `FOLD_MIN` members (each such group through `fold_records`) and `fold`
-/// (the report is past the focus size); otherwise as printed.
-fn group_findings(src: &Source, idx: &[usize], fold: bool) -> Vec<String> {
-    let lines = &src.cleaned;
-    let records: Vec<Vec<usize>> = idx.iter().map(|&i| vec![i]).collect();
-    let groups = by_template(lines, &records);
-    if !fold || groups.iter().all(|g| g.len() < FOLD_MIN) {
-        return idx.iter().map(|&i| lines[i].to_string()).collect();
-    }
-    groups.iter().flat_map(|g| fold_group(src, g)).collect()
-}
-
 /// Records grouped by the templates of their lines, in order of first
-/// appearance.
+/// appearance. A line that names a place is a place whatever it names
+/// (bandit's `Location: flask/ctx.py:373:8`): one rule's records group
+/// across files.
 fn by_template(lines: &[&str], records: &[Vec<usize>]) -> Vec<Vec<Vec<usize>>> {
     let mut order: Vec<Vec<Vec<usize>>> = Vec::new();
     let mut seen: std::collections::HashMap<Vec<String>, usize> = std::collections::HashMap::new();
     for r in records {
-        let key: Vec<String> = r.iter().map(|&i| template(lines[i])).collect();
+        let key: Vec<String> = r
+            .iter()
+            .map(|&i| if is_finding(lines[i]) { String::new() } else { template(lines[i]) })
+            .collect();
         let k = *seen.entry(key).or_insert_with(|| {
             order.push(Vec::new());
             order.len() - 1
@@ -475,16 +423,6 @@ fn by_template(lines: &[&str], records: &[Vec<usize>]) -> Vec<Vec<Vec<usize>>> {
         order[k].push(r.clone());
     }
     order
-}
-
-/// A group of records as shown: folded from `FOLD_MIN` on when it can be,
-/// else each record as printed.
-fn fold_group(src: &Source, group: &[Vec<usize>]) -> Vec<String> {
-    let each = || group.iter().flatten().map(|&i| src.cleaned[i].to_string()).collect();
-    if group.len() < FOLD_MIN {
-        return each();
-    }
-    fold_records(src, group, false).unwrap_or_else(each)
 }
 
 /// `(WHAT: tokensieve show ID --lines A:B)`, the range 1-based.
@@ -647,6 +585,29 @@ mod tests {
     }
 
     #[test]
+    fn frames_drawn_with_box_gutters_are_code_excerpts() {
+        // biome's framed diagnostics: the frame and the fix's diff go, the
+        // finding and its `i`/`✖` message lines stay
+        let mut text = String::new();
+        for k in 1..=4 {
+            text.push_str(&format!(
+                "src/a.js:{k}:5 lint/suspicious/noDebugger  FIXABLE  ━━━━━━━━━━━━━━━━━━━━\n\n                   ✖ This is an unexpected use of the debugger statement.\n  \n                     {} │ function f() {{\n  > {k} │   debugger;\n      │   ^^^^^^^^^\n                     {} │ }}\n  \n  i Unsafe fix: Remove debugger statement\n  \n                     {k} {k} │   debugger;\n      {k} │ - debugger;\n      │   ++++\n  > {k} │   throw new Error(\"x\");\n  \n\n",
+                k + 9,
+                k + 11
+            ));
+        }
+        text.push_str("Checked 3 files in 4ms. No fixes applied.\nFound 4 errors.\n");
+        let out = report(&text).expect("a report");
+        for k in 1..=4 {
+            assert!(out.contains(&format!("src/a.js:{k}:5 lint/suspicious/noDebugger  FIXABLE")), "{out}");
+        }
+        assert!(out.contains("  ✖ This is an unexpected use of the debugger statement."), "{out}");
+        assert!(out.contains("  i Unsafe fix: Remove debugger statement"), "{out}");
+        assert!(!out.contains("│"), "{out}");
+        assert!(out.contains("Found 4 errors."), "{out}");
+    }
+
+    #[test]
     fn an_issue_block_stays_whole() {
         let mut text = String::from("[main]\tINFO\trunning\nTest results:\n");
         for k in 0..6 {
@@ -660,6 +621,13 @@ mod tests {
         assert_eq!(out.matches("   Severity: High   Confidence: High").count(), 6, "{out}");
         assert!(out.contains("   Location: pkg/m5.py:45:11") && out.contains("\t\tHigh: 6"), "{out}");
         assert!(!out.contains("hashlib.sha1(x)") && !out.contains("-----"), "{out}");
+        // past the focus size, one rule's blocks in any file fold to the
+        // lines that differ: the first block whole, each other's location
+        // (the first of all shares its paragraph with the tool's header)
+        let out = report_focused(&text, 10).expect("a report");
+        assert_eq!(out.matches(">> Issue: [B324:hashlib] Use of weak SHA1 hash.").count(), 2, "{out}");
+        assert!(out.contains("   Location: pkg/m1.py:45:11\n… 4 more like it, the lines that differ:\n   Location: pkg/m2.py:45:11\n   Location: pkg/m3.py:45:11\n"), "{out}");
+        assert!(out.contains("   Location: pkg/m5.py:45:11") && out.contains("\t\tHigh: 6"), "{out}");
     }
 
     #[test]
@@ -684,40 +652,40 @@ mod tests {
     }
 
     #[test]
-    fn findings_of_one_rule_fold_with_every_place_and_value() {
+    fn findings_of_one_rule_stay_as_printed_past_the_focus_size() {
         let mut text = String::from("Linting docs\n");
+        let mut findings = Vec::new();
         for k in 0..12 {
-            text.push_str(&format!(
-                "docs/a.md:{}:{} error MD034/no-bare-urls Bare URL used [Context: \"http://h{k}.org\"]\n",
+            findings.push(format!(
+                "docs/a.md:{}:{} error MD034/no-bare-urls Bare URL used [Context: \"http://h{k}.org\"]",
                 30 + k,
                 k % 3 + 1
             ));
             if k % 4 == 0 {
-                text.push_str(&format!(
-                    "docs/a.md:{} error MD041/first-line-heading First line in a file should be a heading\n",
+                findings.push(format!(
+                    "docs/a.md:{} error MD041/first-line-heading First line in a file should be a heading",
                     k + 1
                 ));
             }
         }
-        text.push_str("12 errors\n");
-        let out = report_focused(&text, 100).expect("a report");
-        // first and last as printed, every other place and quoted value listed
-        assert!(out.contains("docs/a.md:30:1 error MD034/no-bare-urls Bare URL used [Context: \"http://h0.org\"]\n… 11 more like it, their values: 31,2,\"http://h1.org\"; 32,3,\"http://h2.org\"; "), "{out}");
-        assert!(out.contains("; 41,3,\"http://h11.org\" (12 lines: "), "{out}");
-        assert!(out.contains(r#"(12 lines: tokensieve show abc123 --grep 'error M\w+/no\-bare\-urls Bare URL used \[Context: "[^"]*"\]')"#), "{out}");
-        // three of the other rule: under the fold size, each as printed
-        for k in [1, 5, 9] {
-            assert!(out.contains(&format!("docs/a.md:{k} error MD041/first-line-heading")), "{out}");
+        for f in &findings {
+            text.push_str(f);
+            text.push_str("\n    (the offending line, shown by the tool)\n");
         }
-        assert!(out.contains("12 errors"), "{out}");
-        // below the focus size the findings are the answer whole
-        let whole = report_focused(&text, 100_000).expect("a report");
-        assert!(whole.contains("docs/a.md:35:3 error MD034/no-bare-urls"), "{whole}");
-        assert!(!whole.contains("more like it"), "{whole}");
+        text.push_str("12 errors\n");
+        for focus in [100, 100_000] {
+            let out = report_focused(&text, focus).expect("a report");
+            // every finding quoted as printed, in order: none is rewritten
+            // as a list of values or counted
+            let at: Vec<usize> = findings.iter().map(|f| out.find(&format!("{f}\n")).expect(f)).collect();
+            assert!(at.windows(2).all(|w| w[0] < w[1]), "{out}");
+            assert!(!out.contains("more like it"), "{out}");
+            assert!(out.contains("12 errors"), "{out}");
+        }
     }
 
     #[test]
-    fn finding_paragraphs_of_one_template_fold_together() {
+    fn finding_paragraphs_of_one_template_fold_to_the_lines_that_differ() {
         let mut text = String::from("\ncsslint: There are 30 problems in site.css.\n\n");
         for k in 1..=30 {
             let (msg, src) = if k % 2 == 0 {
@@ -732,22 +700,23 @@ mod tests {
             ));
         }
         let out = report_focused(&text, 100).expect("a report");
-        // each template: its first record as printed, the places of the rest
-        assert!(out.contains("site.css\n2: warning at line 14, col 3\nUnknown property 'font-display'.\n  font-display: block;\n… 14 more like it, their numbers: 4,28,1; 6,42,3;"), "{out}");
-        assert!(out.contains("site.css\n1: warning at line 7, col 2\nRule doesn't have"), "{out}");
-        assert!(out.contains("; 30,210,3 (30 lines: "), "{out}");
-        assert!(
-            out.contains("(30 lines: tokensieve show abc123 --grep '\\w+: warning at line \\w+, col \\w+')"),
-            "{out}"
-        );
+        // each template: its first record as printed, then every other
+        // record's own lines (its place), each as printed; the file once;
+        // the source lines under the messages are code excerpts
+        assert!(out.contains("csslint: There are 30 problems in site.css.\n\nsite.css\n1: warning at line 7, col 2\nRule doesn't have all its properties in alphabetical order.\n… 14 more like it, the lines that differ:\n3: warning at line 21, col 4\n"), "{out}");
+        assert!(out.contains("\n2: warning at line 14, col 3\nUnknown property 'font-display'.\n… 14 more like it, the lines that differ:\n4: warning at line 28, col 1\n6: warning at line 42, col 3\n"), "{out}");
+        assert_eq!(out.matches("site.css\n").count(), 1, "{out}");
+        assert!(!out.contains("font-display: block;") && out.contains("(30 lines of code excerpts"), "{out}");
+        for k in 1..=30 {
+            assert!(
+                out.contains(&format!("\n{k}: warning at line {}, col {}\n", 7 * k, k % 4 + 1)),
+                "{k}: {out}"
+            );
+        }
         assert!(out.len() < text.len() / 2, "{out}");
-    }
-
-    #[test]
-    fn places_are_numbers_and_quoted_names() {
-        let l = "a.py:12: unused variable 'x_1' (100% confidence) don't `y`";
-        let got: Vec<&str> = places(l).iter().map(|&(s, e)| &l[s..e]).collect();
-        assert_eq!(got, ["12", "'x_1'", "100", "`y`"]);
+        // below the focus size, each paragraph as printed
+        let whole = report_focused(&text, 100_000).expect("a report");
+        assert!(!whole.contains("more like it"), "{whole}");
     }
 
     #[test]

@@ -90,7 +90,7 @@ pub fn render(src: &Source, items: &[Item]) -> String {
             && !r.ledger
             && !lines[r.first()].trim().is_empty()
         {
-            let key = generic::mask(lines[r.first()], generic::Values::Fields);
+            let key = crate::values::mask(lines[r.first()], crate::values::Values::Fields);
             let entry = shapes.entry(key).or_insert((0, r.first(), Vec::new()));
             entry.0 += r.members.len();
             entry.2.extend(&r.members);

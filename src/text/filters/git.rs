@@ -297,7 +297,7 @@ fn templated_share(text: &str) -> f64 {
         .filter_map(|l| l.strip_prefix("    "))
         .filter(|m| !m.trim().is_empty())
         // a line's first words decide (bounds the keys of a very long line)
-        .map(|m| m.split_whitespace().take(TEMPLATE_WORDS).map(crate::text::generic::shape).collect())
+        .map(|m| m.split_whitespace().take(TEMPLATE_WORDS).map(crate::values::shape).collect())
         .collect();
     if messages.is_empty() {
         return 0.0;
