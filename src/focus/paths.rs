@@ -69,27 +69,40 @@ impl Stat {
 pub fn stats(v: &Value) -> Vec<(GPath, Stat)> {
     let mut order: Vec<GPath> = Vec::new();
     let mut map: HashMap<GPath, Stat> = HashMap::new();
+    // Most leaves repeat a path seen in an earlier record and a value seen
+    // before: look them up borrowed, copy only what is new.
     walk(v, &mut Vec::new(), &mut |path, leaf| {
-        let text = match leaf {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        };
-        let stat = map.entry(path.to_vec()).or_insert_with(|| {
+        if !map.contains_key(path) {
             order.push(path.to_vec());
-            Stat::default()
-        });
+            map.insert(path.to_vec(), Stat::default());
+        }
+        let Some(stat) = map.get_mut(path) else { return };
+        let number;
+        let text = match leaf {
+            Value::String(s) => s.as_str(),
+            other => {
+                number = other.to_string();
+                number.as_str()
+            }
+        };
         stat.n += 1;
         stat.chars += text.chars().count();
         stat.strings += usize::from(leaf.is_string());
         stat.booleans += usize::from(leaf.is_boolean());
         let len = stat.values.len();
-        if let Some(c) = stat.values.get_mut(&text) {
+        if let Some(c) = stat.values.get_mut(text) {
             *c += 1;
         } else if len < DISTINCT_CAP {
-            stat.values.insert(text, 1);
+            stat.values.insert(text.to_string(), 1);
         }
     });
-    order.into_iter().map(|p| (p.clone(), map.remove(&p).unwrap_or_default())).collect()
+    order
+        .into_iter()
+        .map(|p| {
+            let stat = map.remove(&p).unwrap_or_default();
+            (p, stat)
+        })
+        .collect()
 }
 
 /// Calls `f` with every value of `v` (containers too, before their
@@ -187,10 +200,10 @@ fn compare(
         }
         Value::Null => {}
         leaf => {
-            if f == Some(leaf) {
-                kept.insert(path.clone());
-            } else {
-                left.insert(path.clone());
+            // A path repeats in every record: copied once.
+            let set = if f == Some(leaf) { kept } else { left };
+            if !set.contains(path.as_slice()) {
+                set.insert(path.clone());
             }
         }
     }
@@ -282,7 +295,12 @@ pub fn kinds(v: &Value) -> Kinds {
             Value::Null => return,
             _ => OTHER,
         };
-        *out.entry(path.to_vec()).or_default() |= bit;
+        match out.get_mut(path) {
+            Some(bits) => *bits |= bit,
+            None => {
+                out.insert(path.to_vec(), bit);
+            }
+        }
     });
     out
 }

@@ -250,21 +250,28 @@ fn derivable(doc: &Value, keep: &HashSet<GPath>) -> HashSet<GPath> {
     // candidate -> (occurrences, occurrences containing a sibling's value)
     let mut seen: std::collections::HashMap<GPath, (usize, usize)> = std::collections::HashMap::new();
     records(doc, &mut Vec::new(), &mut |path, rec| {
+        // One path buffer per record; a field's path is copied only when kept.
+        let mut p = path.to_vec();
         let fields: Vec<(GPath, &str)> = rec
             .iter()
             .filter_map(|(k, v)| {
-                let mut p = path.to_vec();
-                p.push(Step::Key(k.clone()));
                 let s = v.as_str()?;
-                keep.contains(&p).then_some((p, s))
+                p.push(Step::Key(k.clone()));
+                let kept = keep.contains(&p).then(|| (p.clone(), s));
+                p.pop();
+                kept
             })
             .collect();
         for (p, s) in &fields {
             let inside =
                 fields.iter().any(|(q, t)| q != p && t.len() >= 4 && t.len() < s.len() && s.contains(t));
-            let e = seen.entry(p.clone()).or_default();
-            e.0 += 1;
-            e.1 += usize::from(inside);
+            if !seen.contains_key(p) {
+                seen.insert(p.clone(), (0, 0));
+            }
+            if let Some(e) = seen.get_mut(p) {
+                e.0 += 1;
+                e.1 += usize::from(inside);
+            }
         }
     });
     seen.into_iter().filter(|(p, (n, d))| *n > 0 && n == d && !is_identity_like(p)).map(|(p, _)| p).collect()

@@ -89,24 +89,37 @@ pub fn route(value: &Value, enc: Encoding) -> Rendered {
 /// (the view replaces it: no need to finish it).
 pub fn route_within(value: &Value, enc: Encoding, cap: Option<usize>) -> Option<Rendered> {
     let fits = |r: Rendered| crate::budget::fits(&r.text, cap).then_some(r);
-    let len = approx_len(value);
-    if len > SAMPLE_ABOVE {
-        let sampled = sample(value);
-        // Worth it only when the sample is much smaller than the document
-        // (not for one long object, or arrays shorter than the sample).
-        if approx_len(&sampled) * 2 < len {
-            let (winner, nested) = smallest(tagged(&sampled), enc);
-            return match (cap, &winner.shape) {
-                (Some(cap), Shape::Outline) => {
-                    let tuning = if nested { NESTED } else { outline::Tuning::default() };
-                    let text = outline::encode_within(value, tuning, cap)?;
-                    Some(Rendered { text, shape: Shape::Outline })
-                }
-                _ => fits(encode_as(&winner.shape, nested, value)),
-            };
-        }
+    if let Some(sampled) = sampled(value) {
+        let (winner, nested) = smallest(tagged(&sampled), enc);
+        return match (cap, &winner.shape) {
+            (Some(cap), Shape::Outline) => {
+                let tuning = if nested { NESTED } else { outline::Tuning::default() };
+                let text = outline::encode_within(value, tuning, cap)?;
+                Some(Rendered { text, shape: Shape::Outline })
+            }
+            _ => fits(encode_as(&winner.shape, nested, value)),
+        };
     }
     fits(smallest(tagged(value), enc).0)
+}
+
+/// The sample the router picks `value`'s shape on, `None` when it takes
+/// the whole document: not past `SAMPLE_ABOVE`, or a sample not much
+/// smaller than the document (one long object, or arrays shorter than the
+/// sample).
+pub fn sampled(value: &Value) -> Option<Value> {
+    let len = approx_len(value);
+    if len <= SAMPLE_ABOVE {
+        return None;
+    }
+    let sampled = sample(value);
+    (approx_len(&sampled) * 2 < len).then_some(sampled)
+}
+
+/// The smallest candidate's token count, every candidate made on the
+/// whole `value` (no sample).
+pub fn routed_tokens(value: &Value, enc: Encoding) -> usize {
+    smallest_counted(tagged(value), enc).0
 }
 
 /// A candidate this many times longer in bytes than the shortest one is not
@@ -114,6 +127,11 @@ pub fn route_within(value: &Value, enc: Encoding, cap: Option<usize>) -> Option<
 const HOPELESS_BYTES: usize = 2;
 
 fn smallest(cands: Vec<(Rendered, bool)>, enc: Encoding) -> (Rendered, bool) {
+    smallest_counted(cands, enc).1
+}
+
+/// `smallest`, with its token count.
+fn smallest_counted(cands: Vec<(Rendered, bool)>, enc: Encoding) -> (usize, (Rendered, bool)) {
     let debug = std::env::var_os("TOKENSIEVE_DEBUG_ROUTER").is_some();
     let shortest = cands.iter().map(|(r, _)| r.text.len()).min().unwrap_or(0);
     cands
@@ -128,7 +146,6 @@ fn smallest(cands: Vec<(Rendered, bool)>, enc: Encoding) -> (Rendered, bool) {
             (n, (r, nested))
         })
         .min_by_key(|(n, _)| *n)
-        .map(|(_, r)| r)
         .expect("at least one candidate")
 }
 
