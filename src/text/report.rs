@@ -208,6 +208,16 @@ pub fn render(src: &Source, blocks: &[Block]) -> Option<String> {
         }
         start = end + 1;
     }
+    // a finding printed as a header over indented lines (pydocstyle's
+    // `path:1 at module level:` over its message, flawfinder's
+    // `path:37:  [4] (buffer) strcpy:` over its explanation) is one block:
+    // kept whole (rule 2)
+    let headed = headed_blocks(lines, &found);
+    for k in headed.iter().flatten().copied() {
+        if role[k] != Role::Code {
+            role[k] = Role::Keep;
+        }
+    }
     // the tool's banner and totals
     let first = (0..n).find(|&i| found[i])?;
     let last = (0..n).rev().find(|&i| found[i])?;
@@ -231,7 +241,19 @@ pub fn render(src: &Source, blocks: &[Block]) -> Option<String> {
     let fold = crate::budget::past_focus(src.focus, &lines.join("\n"));
     let mut skip = vec![false; n];
     let mut folded: Vec<Option<Vec<String>>> = vec![None; n];
-    let records = if fold { finding_paragraphs(lines, &role, &found, &in_block) } else { Vec::new() };
+    let mut records = Vec::new();
+    if fold {
+        records = finding_paragraphs(lines, &role, &found, &in_block);
+        let mut taken = vec![false; n];
+        records.iter().flatten().for_each(|&k| taken[k] = true);
+        for block in &headed {
+            let text: Vec<usize> = block.iter().copied().filter(|&k| role[k] != Role::Code).collect();
+            if text.len() >= 2 && text.iter().all(|&k| !taken[k] && in_block[k].is_none()) {
+                records.push(text);
+            }
+        }
+        records.sort_unstable();
+    }
     for group in by_template(lines, &records).into_iter().filter(|g| g.len() >= FOLD_MIN) {
         if let Some(shown) = fold_records(src, &group) {
             group.iter().flatten().for_each(|&i| skip[i] = true);
@@ -347,6 +369,32 @@ fn finding_paragraphs(
             out.push(text);
         }
         start = end + 1;
+    }
+    out
+}
+
+/// Findings printed as a header line (a place, not indented, ending with
+/// `:`) over the indented lines that belong to it, at most `BLOCK` lines
+/// in all: each block's lines.
+fn headed_blocks(lines: &[&str], found: &[bool]) -> Vec<Vec<usize>> {
+    let n = lines.len();
+    let under =
+        |k: usize| lines[k].starts_with([' ', '\t']) && !lines[k].trim().is_empty() && !is_finding(lines[k]);
+    let mut out = Vec::new();
+    for i in 0..n.saturating_sub(1) {
+        let l = lines[i];
+        if !(found[i]
+            && is_finding(l)
+            && !l.starts_with([' ', '\t'])
+            && l.trim_end().ends_with(':')
+            && under(i + 1))
+        {
+            continue;
+        }
+        let end = (i + 1..n).find(|&k| !under(k)).unwrap_or(n);
+        if end - i <= BLOCK {
+            out.push((i..end).collect());
+        }
     }
     out
 }
@@ -641,6 +689,35 @@ mod tests {
         let out = report(&text).expect("a report");
         assert_eq!(out.matches("a.py:1 at module level:").count(), 1, "{out}");
         assert_eq!(out.matches("        D400: First line should end with a period").count(), 3, "{out}");
+    }
+
+    #[test]
+    fn headed_findings_of_one_rule_fold_to_their_headers() {
+        // pydocstyle's header over its message, flawfinder's over its
+        // explanation: one rule's blocks, past the focus size, print the
+        // first whole and the others' own lines, each as printed
+        let mut text = String::new();
+        for k in 0..8 {
+            text.push_str(&format!(
+                "c/m{k}.c:{}:  [4] (buffer) strcpy:\n  Does not check for buffer overflows when copying to destination\n  (CWE-120). Consider using snprintf.\n",
+                10 + k
+            ));
+            text.push_str(&format!(
+                "c/m{k}.c:{}:  [2] (buffer) char:\n  Statically-sized arrays can be improperly restricted.\n",
+                40 + k
+            ));
+        }
+        text.push_str("Hits = 16\n");
+        let out = report_focused(&text, 10).expect("a report");
+        assert!(out.starts_with("c/m0.c:10:  [4] (buffer) strcpy:\n  Does not check for buffer overflows when copying to destination\n  (CWE-120). Consider using snprintf.\n… 7 more like it, the lines that differ:\nc/m1.c:11:  [4] (buffer) strcpy:\n"), "{out}");
+        assert!(out.contains("c/m0.c:40:  [2] (buffer) char:\n  Statically-sized arrays can be improperly restricted.\n… 7 more like it, the lines that differ:\nc/m1.c:41:  [2] (buffer) char:\n"), "{out}");
+        for k in 0..8 {
+            assert!(out.contains(&format!("c/m{k}.c:{}:  [4] (buffer) strcpy:\n", 10 + k)), "{out}");
+        }
+        assert!(out.contains("Hits = 16"), "{out}");
+        // below the focus size, each block whole where it stands
+        let whole = report_focused(&text, 100_000).expect("a report");
+        assert_eq!(whole.matches("(CWE-120). Consider using snprintf.").count(), 8, "{whole}");
     }
 
     /// `report` with the focus size at `focus` tokens.
