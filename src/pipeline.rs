@@ -104,6 +104,14 @@ pub fn render_focused(
     if raw.len() <= size || raw.len() >= LARGE_JSON {
         return render_json(value, raw, call);
     }
+    let words = hint.map(|h| h.command.as_slice()).unwrap_or(&[]);
+    // Within the budget (or none) the rendering is no budget view, so a
+    // view must save tokens: when the router's sample shows it cannot,
+    // the document is not even copied for it.
+    let under_budget = call.budget.is_none_or(|b| raw.len() <= b);
+    if under_budget && !crate::focus::may_save(&value, words, call) {
+        return render_json(value, raw, call);
+    }
     let doc = value.clone();
     let full = render_json(value, raw, call);
     let over_budget = matches!(full.shape, Shape::View { .. });
@@ -111,7 +119,9 @@ pub fn render_focused(
     if !over_budget && full_tokens <= size {
         return full;
     }
-    let words = hint.map(|h| h.command.as_slice()).unwrap_or(&[]);
+    if !under_budget && !over_budget && !crate::focus::may_save(&doc, words, call) {
+        return full;
+    }
     let slurp = json::slurped(raw, &doc);
     // What the view must stay within to be chosen (past the budget: fit
     // it; under it: save a quarter of the tokens), known before it is made
