@@ -144,7 +144,7 @@ pub fn is_live(tool: &str, args: &[OsString]) -> bool {
     let words: Vec<&str> = args
         .iter()
         .enumerate()
-        .filter(|&(k, a)| !a.starts_with('-') && !(k > 0 && picks_output(&args[k - 1])))
+        .filter(|&(k, a)| !(a.starts_with('-') || k > 0 && picks_output(&args[k - 1])))
         .map(|(_, a)| a.as_str())
         .collect();
     let has_word = |w: &str| words.contains(&w);
