@@ -33,7 +33,6 @@
 //! body.
 
 use once_cell::sync::Lazy;
-use regex::bytes::RegexSet;
 
 use crate::text::ascii_regex;
 use crate::text::blocks::Block;
@@ -41,33 +40,6 @@ use crate::text::context;
 use crate::text::generic;
 use crate::text::guard::Source;
 use crate::values::{self, Values};
-
-/// Lines that name a place (see the module doc). Compiled without Unicode
-/// classes, as the ledger's detectors are.
-static FINDING: Lazy<RegexSet> = Lazy::new(|| {
-    regex::bytes::RegexSetBuilder::new([
-        // `path.ext:12[:3]` opening the line (indentation allowed)
-        r"^\s{0,12}(?:\S*[/\\])?[\w.+~-]*\w\.[A-Za-z]\w{0,9}:\d+(?:[:,]\d+)?(?:[:\s,]|$)",
-        // jshint `path: line 7, col 16, ...`; tidy, csslint `line 7 column 3`, `at line 7, col 3`
-        r"^\s{0,12}\S+: line \d+, col \d+",
-        // ... and at the end of a sentence (perlcritic `... at line 36, column 5.`)
-        r"(?i)(?:^|[\s(\[])line \d+,? col(?:umn)? \d+(?:[\s,.:;)\]]|$)",
-        // an issue's location line (bandit)
-        r"^\s*Location: \S+:\d+",
-        // sqlfluff rows
-        r"^\s*L:\s*\d+ \| P:\s*\d+ \|",
-        // stylelint/eslint rows under a file header
-        r"^\s*\d+:\d+\s+(?:\S\s+)?(?:error|warning|warn|info|✖|⚠|×)",
-        // djlint `H005 2:0 message`, radon `M 88:4 name - D (23)`, htmlhint `L12 |`
-        r"^\s*[A-Z]{1,3}\d{3,5} \d+:\d+ ",
-        // radon ranks A and B pass; C to F are findings
-        r"^\s*[MCF] \d+:\d+ \S+ - [C-F] \(\d+\)",
-        r"^\s*L\d+ \|",
-    ])
-    .unicode(false)
-    .build()
-    .expect("valid finding regexes")
-});
 
 /// Code shown under a finding: gutter lines (`  8 |     if (n = 0)`,
 /// `      |   ^`, prettier's `[error] > 26 |`), bandit's numbered source,
@@ -87,10 +59,7 @@ static HUNK: Lazy<regex::bytes::Regex> = Lazy::new(|| {
     ascii_regex(r"^(?:@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@|Diff in \S+:\d+:$)").expect("valid hunk regex")
 });
 
-/// Whether `line` names a place the way checkers print their findings.
-pub fn is_finding(line: &str) -> bool {
-    FINDING.is_match(line.as_bytes())
-}
+pub use crate::lines::places::is_finding;
 
 /// A caret/tilde line (`    ^~~~`, `~~^~~`), as `generic` drops in logs.
 fn is_marker(line: &str) -> bool {
