@@ -141,7 +141,8 @@ impl TypedResult {
             return r;
         }
         r.counts = counts(lines, ledger);
-        let (findings, dropped) = findings(&r.tool, lines, ledger);
+        // a checker no filter names: its lines that name a place are findings
+        let (findings, dropped) = findings(&r.tool, lines, ledger, filter.is_none());
         r.findings = findings;
         r.findings_dropped = dropped;
         r
@@ -312,14 +313,15 @@ fn is_summary(kind: Kind, line: &str) -> bool {
 
 /// `path:line[:col]` (a path has a `/` or an extension, so `12:30:45` is
 /// no location; a line number never starts with 0, so neither is an access
-/// log's `[27/Nov/2026:05:33:06`), `path(line,col)` (tsc), `File "path",
+/// log's `[27/Nov/2026:05:33:06`, but it may be 0 alone: cpplint's
+/// `a.cpp:0:` is about the whole file), `path(line,col)` (tsc), `File "path",
 /// line N` (Python).
 static LOCATION: Lazy<Regex> = Lazy::new(|| {
     Regex::new(
         r#"(?x-u)
         (?:^|[\s'"`(\[])
         (?P<path>(?:[A-Za-z]:)?[\w.~/\\-]*(?:/[\w.@+-]+|\.[A-Za-z][\w]{0,9}))
-        (?: :(?P<line>[1-9]\d*)(?::(?P<col>\d+))? | \((?P<pline>\d+),(?P<pcol>\d+)\) )
+        (?: :(?P<line>[1-9]\d*)(?::(?P<col>\d+))? | :(?P<zero>0)(?:(?u:\D)|$) | \((?P<pline>\d+),(?P<pcol>\d+)\) )
         "#,
     )
     .unwrap()
@@ -349,7 +351,7 @@ fn location(line: &str) -> Option<Location> {
         let end = c.get(0).map_or(path.end(), |m| m.end());
         return Some(Location {
             path: path.as_str().to_string(),
-            line: num("line").or(num("pline")),
+            line: num("line").or(num("zero")).or(num("pline")),
             col: num("col").or(num("pcol")),
             span: (path.start(), end),
         });
@@ -405,16 +407,27 @@ fn is_arrow(line: &str) -> bool {
     t.starts_with("--> ") || t.starts_with("::: ")
 }
 
-fn findings(tool: &str, lines: &[&str], ledger: &Ledger) -> (Vec<Finding>, usize) {
+fn findings(tool: &str, lines: &[&str], ledger: &Ledger, places: bool) -> (Vec<Finding>, usize) {
     let mut out: Vec<Finding> = Vec::new();
     let mut dropped = 0;
     let mut seen: Vec<(String, usize)> = Vec::new();
-    for (i, e) in ledger.entries.iter().enumerate() {
-        let Some(&line) = lines.get(e.line) else { continue };
-        if is_summary(e.kind, line) {
+    // the ledger's lines, and with `places` the lines naming a place that it
+    // does not mark (a checker's findings without a problem word:
+    // `pkg/a.py:12: unused variable 'x'`), in line order
+    let mut marked: Vec<(usize, Kind)> = ledger.entries.iter().map(|e| (e.line, e.kind)).collect();
+    let in_ledger: std::collections::HashSet<usize> = marked.iter().map(|m| m.0).collect();
+    marked.extend(
+        (0..lines.len())
+            .filter(|k| places && !in_ledger.contains(k) && crate::lines::places::is_finding(lines[*k]))
+            .map(|k| (k, Kind::Diagnostic)),
+    );
+    marked.sort_by_key(|m| m.0);
+    for (i, &(at_line, ekind)) in marked.iter().enumerate() {
+        let Some(&line) = lines.get(at_line) else { continue };
+        if is_summary(ekind, line) {
             continue;
         }
-        let kind = match e.kind {
+        let kind = match ekind {
             Kind::Summary => continue,
             Kind::Diagnostic if is_arrow(line) => continue,
             Kind::Diagnostic => diagnostic_kind(line),
@@ -428,23 +441,23 @@ fn findings(tool: &str, lines: &[&str], ledger: &Ledger) -> (Vec<Finding>, usize
             Kind::Level => "log-error",
         };
         let mut loc = location(line);
-        let mut at = e.line;
+        let mut at = at_line;
         // a rustc-style header: its location is on the `-->` line below
-        if loc.is_none() && e.kind == Kind::Diagnostic {
-            let next = ledger.entries[i + 1..].iter().take(3).find(|n| n.line <= e.line + 4);
-            if let Some(n) = next
-                && let Some(&arrow) = lines.get(n.line)
+        if loc.is_none() && ekind == Kind::Diagnostic {
+            let next = marked[i + 1..].iter().take(3).find(|n| n.0 <= at_line + 4);
+            if let Some(&(n, _)) = next
+                && let Some(&arrow) = lines.get(n)
                 && is_arrow(arrow)
             {
                 loc = location(arrow);
-                at = n.line;
+                at = n;
             }
         }
         if out.len() >= MAX_FINDINGS {
             dropped += 1;
             continue;
         }
-        let message = message_of(line, if at == e.line { loc.as_ref() } else { None });
+        let message = message_of(line, if at == at_line { loc.as_ref() } else { None });
         let path = loc.as_ref().map(|l| l.path.clone());
         let base =
             format!("{tool}\u{1f}{kind}\u{1f}{}\u{1f}{}", path.as_deref().unwrap_or(""), mask(&message));
@@ -521,6 +534,30 @@ mod tests {
         );
         assert_eq!(f.message, "error: expected ';' before 'return'");
         assert_eq!(r.status, "failed");
+    }
+
+    #[test]
+    fn a_checkers_places_are_findings_without_a_problem_word() {
+        // vulture/cpplint style: no error or warning word, a place each
+        let text = "Checking sets ...\nsets/fancysets.py:504: unused variable 'hints' (100% confidence)\n\
+                    sets/sets.py:12: unused import 'cache' (90% confidence)\nDone.\n";
+        let r = result("vulture sets", 3, text);
+        let got: Vec<_> =
+            r.findings.iter().map(|f| (f.kind, f.path.as_deref(), f.line, f.raw_line)).collect();
+        assert_eq!(
+            got,
+            [("lint", Some("sets/fancysets.py"), Some(504), 2), ("lint", Some("sets/sets.py"), Some(12), 3)]
+        );
+        // a filter that claims the output reads its own findings only
+        let lines: Vec<&str> = text.split('\n').collect();
+        let ledger = crate::lines::ledger::scan(lines.iter().copied());
+        let command = vec!["vulture".to_string()];
+        let claimed = TypedResult::of_text(&command, 3, &lines, &ledger, Some(("lint", true)));
+        assert!(claimed.findings.is_empty(), "{:?}", claimed.findings);
+        // cpplint's `path:0:` is about the whole file: line 0, not no place
+        let r = result("cpplint a.cpp", 1, "a.cpp:0:  No copyright message found.  [legal/copyright] [5]\n");
+        assert_eq!(r.findings[0].line, Some(0), "{:?}", r.findings);
+        assert_eq!(r.findings[0].message, "No copyright message found.  [legal/copyright] [5]");
     }
 
     #[test]

@@ -110,6 +110,19 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
     // the held-out set (measured, not tuned on)
     ("unfiltered-heldout/htmlhint-pydoc-html", "not halved: every finding and its message line kept"),
     ("unfiltered-heldout/markdownlint-npm-readmes", "not halved: one finding a line, quoted as printed"),
+    // its later runs (repro/unfiltered6.sh, measured, not tuned on)
+    (
+        "unfiltered-heldout/clang-format-dry-run",
+        "not halved: 56 one-line findings of one rule, each with its source line and caret",
+    ),
+    (
+        "unfiltered-heldout/tcpdump-read-loopback",
+        "lost a packet line: the RST to port 2222 counted into `most common lines` (packets are not findings)",
+    ),
+    (
+        "unfiltered-heldout/wget-spider-broken-links",
+        "not halved: wget's per-URL request blocks read as a document and pass nearly whole",
+    ),
     // the second held-out set's later runs (measured, not tuned on)
     ("unfiltered-heldout2/splint-strict-ring", "not halved: 49 findings of several lines each"),
     // the third held-out set (measured, not tuned on)

@@ -2,7 +2,8 @@
 //! (`clean`: ANSI, `\r` redraws, overstrike; library-path recognisers),
 //! the signal ledger (`ledger`: which lines an agent must never lose) and
 //! the stack frames of every language with the one fold of the
-//! framework's frames (`frames`: `fold_frames`, `Fold`).
+//! framework's frames (`frames`: `fold_frames`, `Fold`), and the lines
+//! that name a place (`places`: what makes a finding).
 //!
 //! Layer 2 (docs/ARCHITECTURE.md): it may use `settings`, `command`,
 //! `json` (the scrubber) and what is below them; `text`, `typed`, `view`
@@ -11,6 +12,7 @@
 pub mod clean;
 pub mod frames;
 pub mod ledger;
+pub mod places;
 
 /// A pattern over a line's bytes with ASCII classes only (`\w`, `\d`,
 /// `\s`, `\b`, `(?i)`): what tools print matches the same, and compiling

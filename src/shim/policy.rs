@@ -139,7 +139,14 @@ pub fn is_live(tool: &str, args: &[OsString]) -> bool {
         .take_while(|a| a != "--")
         .map(|a| a.split('=').next().unwrap_or_default().to_owned())
         .collect();
-    let words: Vec<&str> = args.iter().map(String::as_str).filter(|a| !a.starts_with('-')).collect();
+    // the words that may be subcommands: not flags, nor the value of a flag
+    // that picks an output (`--reporters console`, `--logger console`)
+    let words: Vec<&str> = args
+        .iter()
+        .enumerate()
+        .filter(|&(k, a)| !(a.starts_with('-') || k > 0 && picks_output(&args[k - 1])))
+        .map(|(_, a)| a.as_str())
+        .collect();
     let has_word = |w: &str| words.contains(&w);
     let short = |c: char| args.iter().any(|a| is_short_cluster(a) && a.contains(c));
 
@@ -166,6 +173,14 @@ pub fn is_live(tool: &str, args: &[OsString]) -> bool {
         return true;
     }
     TTY_SUBCOMMANDS.iter().any(|s| has_word(s)) && (short('i') || short('t'))
+}
+
+/// A long flag whose value names where or how results are written
+/// (`--reporter`, `--format`, `--logger`, `--output`): its value is never a
+/// subcommand, even one that reads like `console`.
+fn picks_output(arg: &str) -> bool {
+    arg.strip_prefix("--")
+        .is_some_and(|name| ["report", "format", "log", "output"].iter().any(|w| name.contains(w)))
 }
 
 /// `-it`, `-f`: one dash, then only letters.
@@ -243,5 +258,11 @@ mod tests {
         assert!(!live("gh", "pr list --json number"));
         assert!(!live("cargo", "metadata --format-version 1"));
         assert!(!live("kubectl", "get events -o json"));
+        // a flag's value that reads like a live subcommand
+        assert!(!live("jscpd", "--min-lines 4 --reporters console src"));
+        assert!(!live("dotnet", "test --logger console"));
+        assert!(!live("eslint", "--format console ."));
+        assert!(live("rails", "console"));
+        assert!(live("heroku", "run --app shop console"));
     }
 }

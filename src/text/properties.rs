@@ -312,6 +312,73 @@ proptest! {
     }
 }
 
+/// Blocks of one rule with their places varied, among noise: bandit's
+/// issue, severity and location; pydocstyle's header over its message;
+/// csslint's file, place and message. Each block's lines.
+fn rule_blocks() -> impl Strategy<Value = (String, Vec<Vec<String>>)> {
+    (
+        0usize..3,
+        word(),
+        words(),
+        prop::collection::vec((1u32..900, 1u32..90, word()), 4..16),
+        prop::collection::vec(plain_noise(), 0..20),
+    )
+        .prop_map(|(kind, w, ws, places, noise)| {
+            let blocks: Vec<Vec<String>> = places
+                .iter()
+                .map(|(n, m, f)| match kind {
+                    0 => vec![
+                        format!(">> Issue: [B101:{w}] {ws}."),
+                        "   Severity: Low   Confidence: High".to_string(),
+                        format!("   Location: pkg/{f}.py:{n}:{m}"),
+                    ],
+                    1 => vec![
+                        format!("pkg/{f}.py:{n} in public function `{w}`:"),
+                        format!("        D103: {ws}"),
+                    ],
+                    _ => vec![
+                        format!("{f}.css"),
+                        format!("{n}: warning at line {n}, col {m}"),
+                        format!("{ws}."),
+                    ],
+                })
+                .collect();
+            let mut out: Vec<String> = noise.into_iter().filter(|l| !l.is_empty()).collect();
+            out.push(String::new());
+            for b in &blocks {
+                out.extend(b.iter().cloned());
+                if kind != 1 {
+                    out.push(String::new());
+                }
+            }
+            out.push(format!("Found {} problems.", blocks.len()));
+            (out.join("\n") + "\n", blocks)
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    /// Rules 1 and 2 past the focus size: blocks of one rule fold to the
+    /// lines that differ, and still every line of every block is in the
+    /// rendering as printed, and every line of the rendering is a line the
+    /// tool printed or one of ours (`… `, `(`, `exit `).
+    #[test]
+    fn blocks_of_one_rule_fold_without_rewriting_a_line((raw, blocks) in rule_blocks(), focus in prop::sample::select(vec![Some(10usize), Some(500), None])) {
+        let settings = crate::settings::Call { raw_id: Some("abc123".into()), ..Settings { focus, ..Settings::default() }.into() };
+        let hint = Hint { command: vec!["./checker".into(), "--all".into()], exit_code: 1 };
+        let text = render(&raw, Some(&hint), &settings).map_or(raw.clone(), |r| r.text);
+        let out: std::collections::HashSet<&str> = text.lines().collect();
+        for line in blocks.iter().flatten() {
+            prop_assert!(out.contains(line.as_str()), "lost {:?}:\n{}", line, text);
+        }
+        let printed: std::collections::HashSet<&str> = raw.lines().collect();
+        for line in text.lines() {
+            let ours = line.starts_with("… ") || line.starts_with('(') || line.starts_with("exit ") || line.starts_with("full output: ");
+            prop_assert!(ours || printed.contains(line), "rewritten {:?}:\n{}", line, text);
+        }
+    }
+}
+
 /// A formatter's `--check --diff` output (black, isort): per file a
 /// `--- a`/`+++ b` header, hunks of unchanged/removed/added lines, and the
 /// tool's `would reformat` lines; the files and their hunk counts.

@@ -33,7 +33,6 @@
 //! body.
 
 use once_cell::sync::Lazy;
-use regex::bytes::RegexSet;
 
 use crate::text::ascii_regex;
 use crate::text::blocks::Block;
@@ -41,33 +40,6 @@ use crate::text::context;
 use crate::text::generic;
 use crate::text::guard::Source;
 use crate::values::{self, Values};
-
-/// Lines that name a place (see the module doc). Compiled without Unicode
-/// classes, as the ledger's detectors are.
-static FINDING: Lazy<RegexSet> = Lazy::new(|| {
-    regex::bytes::RegexSetBuilder::new([
-        // `path.ext:12[:3]` opening the line (indentation allowed)
-        r"^\s{0,12}(?:\S*[/\\])?[\w.+~-]*\w\.[A-Za-z]\w{0,9}:\d+(?:[:,]\d+)?(?:[:\s,]|$)",
-        // jshint `path: line 7, col 16, ...`; tidy, csslint `line 7 column 3`, `at line 7, col 3`
-        r"^\s{0,12}\S+: line \d+, col \d+",
-        // ... and at the end of a sentence (perlcritic `... at line 36, column 5.`)
-        r"(?i)(?:^|[\s(\[])line \d+,? col(?:umn)? \d+(?:[\s,.:;)\]]|$)",
-        // an issue's location line (bandit)
-        r"^\s*Location: \S+:\d+",
-        // sqlfluff rows
-        r"^\s*L:\s*\d+ \| P:\s*\d+ \|",
-        // stylelint/eslint rows under a file header
-        r"^\s*\d+:\d+\s+(?:\S\s+)?(?:error|warning|warn|info|✖|⚠|×)",
-        // djlint `H005 2:0 message`, radon `M 88:4 name - D (23)`, htmlhint `L12 |`
-        r"^\s*[A-Z]{1,3}\d{3,5} \d+:\d+ ",
-        // radon ranks A and B pass; C to F are findings
-        r"^\s*[MCF] \d+:\d+ \S+ - [C-F] \(\d+\)",
-        r"^\s*L\d+ \|",
-    ])
-    .unicode(false)
-    .build()
-    .expect("valid finding regexes")
-});
 
 /// Code shown under a finding: gutter lines (`  8 |     if (n = 0)`,
 /// `      |   ^`, prettier's `[error] > 26 |`), bandit's numbered source,
@@ -87,10 +59,7 @@ static HUNK: Lazy<regex::bytes::Regex> = Lazy::new(|| {
     ascii_regex(r"^(?:@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@|Diff in \S+:\d+:$)").expect("valid hunk regex")
 });
 
-/// Whether `line` names a place the way checkers print their findings.
-pub fn is_finding(line: &str) -> bool {
-    FINDING.is_match(line.as_bytes())
-}
+pub use crate::lines::places::is_finding;
 
 /// A caret/tilde line (`    ^~~~`, `~~^~~`), as `generic` drops in logs.
 fn is_marker(line: &str) -> bool {
@@ -117,9 +86,33 @@ enum Role {
     Rest,
 }
 
+/// What each line of a report is, and the findings printed as a header
+/// over indented lines (`headed_blocks`).
+struct Marked {
+    found: Vec<bool>,
+    role: Vec<Role>,
+    headed: Vec<Vec<usize>>,
+}
+
 /// A report's rendering, when the output is one and the rendering is
-/// shorter than the text.
+/// shorter than the text: each line's role (`mark`), the blocks of one
+/// rule folded past the focus size (`fold`), then the lines in order.
 pub fn render(src: &Source, blocks: &[Block]) -> Option<String> {
+    let marked = mark(src)?;
+    // stack traces are blocks: rendered as everywhere (library frames counted)
+    let mut in_block = vec![None; src.cleaned.len()];
+    for (k, b) in blocks.iter().enumerate() {
+        for slot in &mut in_block[b.start..b.end] {
+            *slot = Some(k);
+        }
+    }
+    let folded = fold(src, &marked, &in_block);
+    emit(src, blocks, &marked, &in_block, folded)
+}
+
+/// The role of each line, `None` when the output is no report (too few
+/// places, or too small a share of its lines).
+fn mark(src: &Source) -> Option<Marked> {
     let lines = &src.cleaned;
     let n = lines.len();
     // code excerpts: a frame's lines, the markers under them
@@ -227,40 +220,56 @@ pub fn render(src: &Source, blocks: &[Block]) -> Option<String> {
     if n - last <= EDGE {
         role[last..].iter_mut().filter(|r| **r == Role::Rest).for_each(|r| *r = Role::Keep);
     }
-    // stack traces are blocks: rendered as everywhere (library frames counted)
-    let mut in_block = vec![None; n];
-    for (k, b) in blocks.iter().enumerate() {
-        for slot in &mut in_block[b.start..b.end] {
-            *slot = Some(k);
-        }
-    }
+    Some(Marked { found, role, headed })
+}
 
-    // findings printed as short paragraphs (csslint's file, place, message
-    // and source line): paragraphs of one template fold as lines do
-    // (only past the focus size: below it the findings are the answer whole)
-    let fold = crate::budget::past_focus(src.focus, &lines.join("\n"));
-    let mut skip = vec![false; n];
+/// Past the focus size, the records (finding paragraphs, headed blocks)
+/// of one template from `FOLD_MIN` on, as shown (`fold_records`), each
+/// group at its first record's first line; `None` at every other line.
+fn fold(src: &Source, marked: &Marked, in_block: &[Option<usize>]) -> Vec<Option<Vec<String>>> {
+    let lines = &src.cleaned;
+    let n = lines.len();
+    let Marked { found, role, headed } = marked;
     let mut folded: Vec<Option<Vec<String>>> = vec![None; n];
-    let mut records = Vec::new();
-    if fold {
-        records = finding_paragraphs(lines, &role, &found, &in_block);
-        let mut taken = vec![false; n];
-        records.iter().flatten().for_each(|&k| taken[k] = true);
-        for block in &headed {
-            let text: Vec<usize> = block.iter().copied().filter(|&k| role[k] != Role::Code).collect();
-            if text.len() >= 2 && text.iter().all(|&k| !taken[k] && in_block[k].is_none()) {
-                records.push(text);
-            }
-        }
-        records.sort_unstable();
+    // only past the focus size: below it the findings are the answer whole
+    if !crate::budget::past_focus(src.focus, &lines.join("\n")) {
+        return folded;
     }
+    let mut records = finding_paragraphs(lines, role, found, in_block);
+    let mut taken = vec![false; n];
+    records.iter().flatten().for_each(|&k| taken[k] = true);
+    for block in headed {
+        let text: Vec<usize> = block.iter().copied().filter(|&k| role[k] != Role::Code).collect();
+        if text.len() >= 2 && text.iter().all(|&k| !taken[k] && in_block[k].is_none()) {
+            records.push(text);
+        }
+    }
+    records.sort_unstable();
     for group in by_template(lines, &records).into_iter().filter(|g| g.len() >= FOLD_MIN) {
         if let Some(shown) = fold_records(src, &group) {
-            group.iter().flatten().for_each(|&i| skip[i] = true);
             folded[group[0][0]] = Some(shown);
+            for &i in group.iter().flatten().skip(1) {
+                folded[i] = Some(Vec::new());
+            }
         }
     }
+    folded
+}
 
+/// The report's lines in order: blocks rendered, folds in place of their
+/// records, findings and kept lines as printed (a repeated header or
+/// paragraph opening once), other stretches cut to their first line and
+/// `show --lines` range, code excerpts counted at the end.
+fn emit(
+    src: &Source,
+    blocks: &[Block],
+    marked: &Marked,
+    in_block: &[Option<usize>],
+    mut folded: Vec<Option<Vec<String>>>,
+) -> Option<String> {
+    let lines = &src.cleaned;
+    let n = lines.len();
+    let Marked { found, role, .. } = marked;
     let mut out: Vec<String> = Vec::new();
     let mut code = 0usize;
     let mut last_header: Option<&str> = None;
@@ -275,8 +284,9 @@ pub fn render(src: &Source, blocks: &[Block]) -> Option<String> {
             i = blocks[k].end;
             continue;
         }
-        if skip[i] {
-            if let Some(shown) = folded[i].take() {
+        if let Some(shown) = folded[i].take() {
+            // a fold's first line (an empty one: a folded record's line)
+            if !shown.is_empty() {
                 let again = opens(i) && last_opening == Some(lines[i]);
                 last_opening = opens(i).then_some(lines[i]);
                 out.extend(shown.into_iter().skip(usize::from(again)));
