@@ -215,7 +215,11 @@ pub fn keep(doc: &Value) -> HashSet<GPath> {
 fn judge(path: &[Step], stat: &Stat) -> bool {
     let Some(key) = last_key(path) else { return true };
     let k = norm(key);
-    let sample = stat.values.keys().next().map(String::as_str).unwrap_or("");
+    // prose: most of the values seen hold a space (counted over all of
+    // them, not one picked from the map, whose order is the hasher's and
+    // changes from run to run)
+    let seen: usize = stat.values.values().sum();
+    let spaced: usize = stat.values.iter().filter(|(v, _)| v.contains(' ')).map(|(_, n)| n).sum();
     let strings = stat.strings == stat.n;
     let time_key =
         ["time", "date", "timestamp", "modified", "created", "updated"].iter().any(|w| k.ends_with(w))
@@ -237,7 +241,7 @@ fn judge(path: &[Step], stat: &Stat) -> bool {
         return named && stat.mean_chars() <= 80;
     }
     let short = stat.mean_chars() <= 64;
-    let free_text = strings && sample.contains(' ') && stat.mean_chars() > 120;
+    let free_text = strings && spaced * 2 > seen && stat.mean_chars() > 120;
     if named {
         return !free_text || ["message", "reason", "error", "description"].iter().any(|w| k.ends_with(w));
     }
@@ -364,6 +368,34 @@ mod tests {
             identity(&all, &kept, &[Step::Key("Groups".into()), Step::Each]).as_deref(),
             Some("GroupId")
         );
+    }
+
+    #[test]
+    fn prose_is_judged_on_all_its_values_not_one_the_map_yields_first() {
+        // a named field of long texts: left out when most of them are prose
+        // (free text), kept when most are one word; the same answer whatever
+        // order the hasher gives the values in (it differs per map)
+        let prose = |i: usize| {
+            format!(
+                "Step {i} of the nightly rebuild copies the shards, then checks {}",
+                "every index ".repeat(8)
+            )
+        };
+        let word = |i: usize| {
+            format!(
+                "Nightly-Rebuild-{}-{}",
+                ["Alpha", "Beta", "Gamma", "Delta", "Omega", "Sigma"][i],
+                "Of-The-Shards-And-Indexes-".repeat(4)
+            )
+        };
+        let doc = |spaced: usize, plain: usize| {
+            let vals: Vec<String> = (0..spaced).map(prose).chain((0..plain).map(word)).collect();
+            json!({"Jobs": vals.iter().enumerate().map(|(i, v)| json!({"Id": format!("j-{i}"), "Title": v})).collect::<Vec<_>>()})
+        };
+        for _ in 0..8 {
+            assert!(!has(&keep(&doc(5, 1)), &["Jobs", "[]", "Title"]), "mostly prose: free text");
+            assert!(has(&keep(&doc(1, 5)), &["Jobs", "[]", "Title"]), "mostly words: kept");
+        }
     }
 
     #[test]
