@@ -146,7 +146,7 @@ pub(crate) struct Run {
     pub keyword: bool,
     /// Is a signal line of the ledger.
     pub ledger: bool,
-    /// Names a place (`report::is_finding`): shown as printed, never
+    /// Names a place (`lines::places::is_finding`): shown as printed, never
     /// folded with lines that differ from it.
     pub finding: bool,
 }
@@ -191,7 +191,7 @@ pub(crate) fn fold<'b>(src: &Source, blocks: &'b [Block]) -> Vec<Item<'b>> {
         }
         let ledger = src.ledger.kind(i).is_some();
         let keyword = is_signal(line);
-        let finding = report::is_finding(line);
+        let finding = crate::lines::places::is_finding(line);
         let s = shape(line);
         if let Some(Item::Run(last)) = items.last_mut()
             && finding == last.finding
@@ -285,8 +285,9 @@ pub(crate) fn render_run(run: &Run, src: &Source, out: &mut Vec<String>, shorten
     let first = lines[run.first()];
     let n = run.members.len();
     let members: Vec<&str> = run.members.iter().map(|&i| lines[i]).collect();
+    // a finding's words are its own: each as printed, never folded
     if run.finding && !run.identical {
-        out.extend(report::fold_findings(src, &run.members));
+        out.extend(members.iter().map(|l| l.to_string()));
         return;
     }
     if n == 1 || (run.identical && first.trim().is_empty()) {

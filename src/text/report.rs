@@ -59,7 +59,7 @@ static HUNK: Lazy<regex::bytes::Regex> = Lazy::new(|| {
     ascii_regex(r"^(?:@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@|Diff in \S+:\d+:$)").expect("valid hunk regex")
 });
 
-pub use crate::lines::places::is_finding;
+use crate::lines::places::is_finding;
 
 /// A caret/tilde line (`    ^~~~`, `~~^~~`), as `generic` drops in logs.
 fn is_marker(line: &str) -> bool {
@@ -89,6 +89,8 @@ enum Role {
 /// What each line of a report is, and the findings printed as a header
 /// over indented lines (`headed_blocks`).
 struct Marked {
+    /// Lines that name a place (`lines::places::is_finding`).
+    place: Vec<bool>,
     found: Vec<bool>,
     role: Vec<Role>,
     headed: Vec<Vec<usize>>,
@@ -115,6 +117,13 @@ pub fn render(src: &Source, blocks: &[Block]) -> Option<String> {
 fn mark(src: &Source) -> Option<Marked> {
     let lines = &src.cleaned;
     let n = lines.len();
+    // places make a report; problem words and the ledger's lines alone do
+    // not: most outputs stop here, before any other line is looked at
+    let place: Vec<bool> = lines.iter().map(|l| is_finding(l)).collect();
+    let findings = place.iter().filter(|&&p| p).count();
+    if findings < MIN_FINDINGS {
+        return None;
+    }
     // code excerpts: a frame's lines, the markers under them
     let code_like = |i: usize| {
         let l = lines[i];
@@ -129,14 +138,9 @@ fn mark(src: &Source) -> Option<Marked> {
     let signal = |i: usize| {
         let l = lines[i];
         !l.trim().is_empty()
-            && (is_finding(l) || src.ledger.kind(i).is_some() || !code[i] && generic::is_signal(l))
+            && (place[i] || src.ledger.kind(i).is_some() || !code[i] && generic::is_signal(l))
     };
     let found: Vec<bool> = (0..n).map(signal).collect();
-    // places make a report; problem words and the ledger's lines alone do not
-    let findings = lines.iter().filter(|l| is_finding(l)).count();
-    if findings < MIN_FINDINGS {
-        return None;
-    }
     let mut role = vec![Role::Rest; n];
     for i in 0..n {
         if found[i] {
@@ -205,7 +209,7 @@ fn mark(src: &Source) -> Option<Marked> {
     // `path:1 at module level:` over its message, flawfinder's
     // `path:37:  [4] (buffer) strcpy:` over its explanation) is one block:
     // kept whole (rule 2)
-    let headed = headed_blocks(lines, &found);
+    let headed = headed_blocks(lines, &place);
     for k in headed.iter().flatten().copied() {
         if role[k] != Role::Code {
             role[k] = Role::Keep;
@@ -220,7 +224,7 @@ fn mark(src: &Source) -> Option<Marked> {
     if n - last <= EDGE {
         role[last..].iter_mut().filter(|r| **r == Role::Rest).for_each(|r| *r = Role::Keep);
     }
-    Some(Marked { found, role, headed })
+    Some(Marked { place, found, role, headed })
 }
 
 /// Past the focus size, the records (finding paragraphs, headed blocks)
@@ -229,7 +233,7 @@ fn mark(src: &Source) -> Option<Marked> {
 fn fold(src: &Source, marked: &Marked, in_block: &[Option<usize>]) -> Vec<Option<Vec<String>>> {
     let lines = &src.cleaned;
     let n = lines.len();
-    let Marked { found, role, headed } = marked;
+    let Marked { place, found, role, headed } = marked;
     let mut folded: Vec<Option<Vec<String>>> = vec![None; n];
     // only past the focus size: below it the findings are the answer whole
     if !crate::budget::past_focus(src.focus, &lines.join("\n")) {
@@ -245,7 +249,7 @@ fn fold(src: &Source, marked: &Marked, in_block: &[Option<usize>]) -> Vec<Option
         }
     }
     records.sort_unstable();
-    for group in by_template(lines, &records).into_iter().filter(|g| g.len() >= FOLD_MIN) {
+    for group in by_template(lines, place, &records).into_iter().filter(|g| g.len() >= FOLD_MIN) {
         if let Some(shown) = fold_records(src, &group) {
             folded[group[0][0]] = Some(shown);
             for &i in group.iter().flatten().skip(1) {
@@ -386,19 +390,13 @@ fn finding_paragraphs(
 /// Findings printed as a header line (a place, not indented, ending with
 /// `:`) over the indented lines that belong to it, at most `BLOCK` lines
 /// in all: each block's lines.
-fn headed_blocks(lines: &[&str], found: &[bool]) -> Vec<Vec<usize>> {
+fn headed_blocks(lines: &[&str], place: &[bool]) -> Vec<Vec<usize>> {
     let n = lines.len();
-    let under =
-        |k: usize| lines[k].starts_with([' ', '\t']) && !lines[k].trim().is_empty() && !is_finding(lines[k]);
+    let under = |k: usize| lines[k].starts_with([' ', '\t']) && !lines[k].trim().is_empty() && !place[k];
     let mut out = Vec::new();
     for i in 0..n.saturating_sub(1) {
         let l = lines[i];
-        if !(found[i]
-            && is_finding(l)
-            && !l.starts_with([' ', '\t'])
-            && l.trim_end().ends_with(':')
-            && under(i + 1))
-        {
+        if !(place[i] && !l.starts_with([' ', '\t']) && l.trim_end().ends_with(':') && under(i + 1)) {
             continue;
         }
         let end = (i + 1..n).find(|&k| !under(k)).unwrap_or(n);
@@ -409,25 +407,9 @@ fn headed_blocks(lines: &[&str], found: &[bool]) -> Vec<Vec<usize>> {
     out
 }
 
-/// A run of one finding line this long is quoted once with its count.
-const LONG_RUN: usize = 10;
 /// In a report, finding paragraphs of one template (rule and message,
 /// places aside) fold from this many on, wherever they stand in it.
 const FOLD_MIN: usize = 4;
-
-/// Findings of one shape (lines `idx` of `src`), as shown: each as
-/// printed (a finding's words are its own: none is folded into a count or
-/// rewritten as a list of values), but a run of `LONG_RUN` or more of one
-/// line, which is quoted once with its count.
-pub(crate) fn fold_findings(src: &Source, idx: &[usize]) -> Vec<String> {
-    let first = idx.first().map(|&i| src.cleaned[i]);
-    match first {
-        Some(first) if idx.len() >= LONG_RUN && idx.iter().all(|&i| src.cleaned[i] == first) => {
-            vec![format!("{first} (×{})", idx.len())]
-        }
-        _ => idx.iter().map(|&i| src.cleaned[i].to_string()).collect(),
-    }
-}
 
 /// The line with each of its values (numbers, quoted names) masked:
 /// findings of one rule and message share it.
@@ -466,14 +448,12 @@ fn fold_records(src: &Source, records: &[Vec<usize>]) -> Option<Vec<String>> {
 /// appearance. A line that names a place is a place whatever it names
 /// (bandit's `Location: flask/ctx.py:373:8`): one rule's records group
 /// across files.
-fn by_template(lines: &[&str], records: &[Vec<usize>]) -> Vec<Vec<Vec<usize>>> {
+fn by_template(lines: &[&str], place: &[bool], records: &[Vec<usize>]) -> Vec<Vec<Vec<usize>>> {
     let mut order: Vec<Vec<Vec<usize>>> = Vec::new();
     let mut seen: std::collections::HashMap<Vec<String>, usize> = std::collections::HashMap::new();
     for r in records {
-        let key: Vec<String> = r
-            .iter()
-            .map(|&i| if is_finding(lines[i]) { String::new() } else { template(lines[i]) })
-            .collect();
+        let key: Vec<String> =
+            r.iter().map(|&i| if place[i] { String::new() } else { template(lines[i]) }).collect();
         let k = *seen.entry(key).or_insert_with(|| {
             order.push(Vec::new());
             order.len() - 1

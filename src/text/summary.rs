@@ -15,7 +15,6 @@ use std::collections::HashMap;
 
 use crate::text::generic::{self, Item, cut, render_item, values_line};
 use crate::text::guard::{self, Source};
-use crate::text::report;
 
 const HEAD: usize = 5;
 const TAIL: usize = 10;
@@ -459,8 +458,8 @@ fn signal_lines(src: &Source, items: &[Item], range: std::ops::Range<usize>) -> 
     for item in middle {
         let Item::Run(r) = item else { continue };
         if r.finding {
-            // a finding is never folded into a count: each as printed, a
-            // long run of one shape with every number that tells it apart
+            // a finding is never folded into a count: each as printed (a
+            // run of one line quoted once with its count)
             let i = r.first();
             if r.identical {
                 let more =
@@ -474,7 +473,7 @@ fn signal_lines(src: &Source, items: &[Item], range: std::ops::Range<usize>) -> 
                 }
                 shown.push((i, body));
             } else {
-                let mut body = report::fold_findings(src, &r.members);
+                let mut body: Vec<String> = r.members.iter().map(|&k| lines[k].to_string()).collect();
                 body[0] = format!("L{}: {}", src.line_no(i), body[0]);
                 shown.push((i, body));
             }
