@@ -127,7 +127,13 @@ const SAMPLE_GIVE_UP: f64 = 0.9;
 /// is within 0.05 of the whole's. `pipeline::render_focused` asks before it
 /// copies the document for the view.
 pub fn may_save(doc: &Value, words: &[String], call: &Call) -> bool {
-    let Some(sample) = router::sampled(doc) else { return true };
+    router::sampled(doc).is_none_or(|sample| may_save_sampled(sample, words, call))
+}
+
+/// `may_save` on the router's sample of the document (`router::sampled`),
+/// made beforehand: it owns nothing of the document, so it can run beside
+/// the document's own rendering (`pipeline::render_focused`).
+pub fn may_save_sampled(sample: Value, words: &[String], call: &Call) -> bool {
     let sample = sieve::sieve(sample);
     let whole = router::routed_tokens(&crate::json::reduce(sample.clone(), call), call.encoding);
     let (_, mut part) = part(&sample, words, call);
