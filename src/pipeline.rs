@@ -53,6 +53,16 @@ pub fn render_routed(
 /// `json::compress`, or above the budget a view of the document (`crate::view`).
 /// `raw`: the input (no view is needed when it fits the budget itself).
 pub fn render_json(value: serde_json::Value, raw: json::Source, call: &Call) -> Rendered {
+    render_json_sampled(value, raw, call).0
+}
+
+/// `render_json`, with the sample its router picked the shape on (see
+/// `json::router::route_within_sampled`).
+fn render_json_sampled(
+    value: serde_json::Value,
+    raw: json::Source,
+    call: &Call,
+) -> (Rendered, json::router::Sampled) {
     // The view counts the document as the tool wrote it: measure it now,
     // before the sieve and deduper consume it.
     let started = std::time::Instant::now();
@@ -62,14 +72,17 @@ pub fn render_json(value: serde_json::Value, raw: json::Source, call: &Call) -> 
         .map(|_| crate::view::prepare(&value, json::slurped(raw, &value), call));
     let measured = started.elapsed();
     let reduced = json::reduce(value, call);
+    let mut sampled = None;
     let (out, how) = match prep {
         // Certainly over the budget: no full rendering to throw away.
         Some(prep) if prep.certain => (crate::view::json(prep, &reduced, raw, call), "certain"),
         // Otherwise the rendering decides, and it stops as soon as it is
         // over the budget.
         prep => {
-            match (json::router::route_within(&reduced, call.encoding, prep.as_ref().and(call.budget)), prep)
-            {
+            let cap = prep.as_ref().and(call.budget);
+            let (routed, sample) = json::router::route_within_sampled(&reduced, call.encoding, cap);
+            sampled = sample;
+            match (routed, prep) {
                 (Some(rendered), _) => (rendered, "fits"),
                 (None, Some(prep)) => (crate::view::json(prep, &reduced, raw, call), "measured"),
                 (None, None) => (json::router::route(&reduced, call.encoding), "fits"),
@@ -83,7 +96,7 @@ pub fn render_json(value: serde_json::Value, raw: json::Source, call: &Call) -> 
             (started.elapsed() - measured).as_millis()
         );
     }
-    out
+    (out, sampled)
 }
 
 /// `render_json`, or above the focus size a focus view (`crate::focus`)
@@ -150,19 +163,20 @@ fn render_beside_gate(value: serde_json::Value, text: &str, words: &[String], ca
         // No sample: the gate cannot tell, the view is tried.
         return Gated::ForView(value.clone(), render_json(value, raw, call));
     };
-    let (saves, full) = std::thread::scope(|s| {
-        let gate = s.spawn(|| crate::focus::may_save_sampled(sample, words, call));
-        let full = render_json(value, raw, call);
+    let (gate, (full, routed)) = std::thread::scope(|s| {
+        let gate = s.spawn(|| crate::focus::SampleGate::new(sample, words, call));
+        let full = render_json_sampled(value, raw, call);
         (gate.join(), full)
     });
-    match saves {
-        Ok(false) => Gated::Whole(full),
-        Ok(true) => match json::parse::parse_text(text) {
-            Some(doc) => Gated::ForView(doc, full),
-            None => Gated::Whole(full),
-        },
-        // As if it had panicked here: the delivery's guard takes it.
-        Err(panic) => std::panic::resume_unwind(panic),
+    // A panic of the gate's: as if it had happened here, for the
+    // delivery's guard.
+    let gate = gate.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+    if !gate.may_save(&routed, call) {
+        return Gated::Whole(full);
+    }
+    match json::parse::parse_text(text) {
+        Some(doc) => Gated::ForView(doc, full),
+        None => Gated::Whole(full),
     }
 }
 
