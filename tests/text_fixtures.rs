@@ -116,10 +116,6 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
         "not halved: 56 one-line findings of one rule, each with its source line and caret",
     ),
     (
-        "unfiltered-heldout/tcpdump-read-loopback",
-        "lost a packet line: the RST to port 2222 counted into `most common lines` (packets are not findings)",
-    ),
-    (
         "unfiltered-heldout/wget-spider-broken-links",
         "not halved: wget's per-URL request blocks read as a document and pass nearly whole",
     ),

@@ -90,7 +90,7 @@ static SIGNAL_STEMS: Lazy<AhoCorasick> = Lazy::new(|| {
 /// whose values are its clock, not what tells its lines apart.
 static CLOCK: Lazy<Regex> = Lazy::new(|| {
     Regex::new(concat!(
-        r"\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d)?(?:[.,]\d+)?)?(?:Z|[+-]\d\d:?\d\d)?|\d\d?:\d\d:\d\d(?:[.,]\d+)?|",
+        r"\d{4}-\d\d-\d\d(?:(?:T| {1,2})\d?\d:\d\d(?::\d\d)?(?:[.,]\d+)?)?(?:Z|[+-]\d\d:?\d\d)?|\d\d?:\d\d:\d\d(?:[.,]\d+)?|",
         r"\d\d?/\w{3}/\d{4}:\d\d:\d\d:\d\d|\d+(?:\.\d+)?\s?(?:ms|µs|us|ns|s|sec|secs|seconds)\b|\d+(?:\.\d+)?%"
     ))
     .expect("valid clock regex")

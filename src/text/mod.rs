@@ -690,6 +690,34 @@ mod tests {
     }
 
     #[test]
+    fn a_summary_shows_the_first_line_of_a_template_seen_twice() {
+        // a packet capture: thousands of acks, two resets in the middle
+        let mut x: u64 = 7;
+        let mut next = || {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x >> 33
+        };
+        let mut lines: Vec<String> = (0..600)
+            .map(|i| {
+                let (port, ack, ts, ecr) = (next() % 60000, next() % 900, next(), next());
+                format!("09:38:{:02}.{i:06} IP 127.0.0.1.{port} > 127.0.0.1.8765: Flags [{}], ack {ack}, win 64, options [nop,nop,TS val {ts} ecr {ecr}], length 0", i % 60, ["S", "S.", ".", "P.", "F."][i % 5])
+            })
+            .collect();
+        lines[300] =
+            "09:38:16.761336 IP 127.0.0.1.43536 > 127.0.0.1.2222: Flags [R.], seq 1, ack 1, win 64, length 0"
+                .into();
+        lines[310] =
+            "09:38:16.802403 IP 127.0.0.1.38966 > 127.0.0.1.8765: Flags [R.], seq 1, ack 1, win 64, length 0"
+                .into();
+        let text = lines.join("\n") + "\n";
+        let hint = Hint { command: words("tcpdump -nn -r cap.pcap"), exit_code: 0 };
+        let r = render(&text, Some(&hint), &Call::from(Settings::default())).unwrap();
+        assert!(r.text.contains("signal lines between head and tail:"), "{}", r.text);
+        assert!(r.text.contains(&format!("L301: {}", lines[300])), "{}", r.text);
+        assert!(!r.text.contains("L311:"), "{}", r.text);
+    }
+
+    #[test]
     fn unclaimed_command_gets_generic_shape() {
         let hint = Hint { command: words("mytool run"), exit_code: 0 };
         let text = "same line here\n".repeat(40);

@@ -142,9 +142,9 @@ fn table_top(lines: &[&str]) -> Option<usize> {
     Some((header + 1 + TABLE_ROWS).min(lines.len()))
 }
 
-/// Lines the middle would otherwise lose that tell a log's story: the ones
-/// of a template seen once (a start, a shutdown, a warning banner) when
-/// there are few of them, and slow statements (`duration: N ms` well above
+/// Lines the middle would otherwise lose that tell a log's story: the first
+/// of each rare template (a start, a shutdown, a warning banner, a reset
+/// among acks) while there are few of them, and slow statements (`duration: N ms` well above
 /// the log's own median).
 fn outliers(
     src: &Source,
@@ -161,24 +161,51 @@ fn outliers(
         }
     }
     let mut out: Vec<(usize, Vec<String>)> = Vec::new();
-    let rare: Vec<usize> = items[range.clone()]
+    // the middle's first line of each rare template, by how rare: the
+    // shapes seen once, then the templates (fields and padding aside: a
+    // ledger's amounts are not events) seen twice... while the lines stay
+    // few (a connection reset among a capture's thousands of acks); a
+    // template stops being rare at `RARE_SHARE` of the lines
+    let candidates: Vec<(usize, usize)> = items[range.clone()]
         .iter()
         .filter_map(|item| match item {
             Item::Run(r)
-                if seen[r.shape.as_str()] == 1
-                    && is_event_line(lines[r.first()])
+                if is_event_line(lines[r.first()])
                     && !r.ledger
                     && !r.keyword
                     && !lines[r.first()].trim().is_empty()
                     && !shown.contains(&r.first()) =>
             {
-                Some(r.first())
+                Some((r.first(), seen[r.shape.as_str()]))
             }
             _ => None,
         })
         .collect();
-    if rare.len() <= MAX_RARE {
-        out.extend(rare.into_iter().map(|i| (i, vec![format!("L{}: {}", src.line_no(i), cut(lines[i]))])));
+    let once: Vec<usize> = candidates.iter().filter(|c| c.1 == 1).map(|c| c.0).collect();
+    if once.len() <= MAX_RARE {
+        let mut templates: HashMap<String, usize> = HashMap::new();
+        for item in items {
+            if let Item::Run(r) = item {
+                *templates.entry(template(lines[r.first()])).or_insert(0) += r.members.len();
+            }
+        }
+        let total: usize = templates.values().sum();
+        let mut firsts: HashMap<String, usize> = HashMap::new();
+        for &(i, _) in &candidates {
+            firsts.entry(template(lines[i])).or_insert(i);
+        }
+        let mut chosen = once;
+        for times in 2..=total / RARE_SHARE {
+            let tier: Vec<usize> =
+                firsts.iter().filter(|(t, _)| templates[*t] == times).map(|(_, &i)| i).collect();
+            if chosen.len() + tier.len() > MAX_RARE {
+                break;
+            }
+            chosen.extend(tier);
+        }
+        chosen.sort_unstable();
+        chosen.dedup();
+        out.extend(chosen.into_iter().map(|i| (i, vec![format!("L{}: {}", src.line_no(i), cut(lines[i]))])));
     }
     let timed: Vec<(usize, f64)> = items
         .iter()
@@ -370,8 +397,10 @@ fn largest_rows(lines: &[&str], items: &[Item], among: Vec<usize>) -> Vec<usize>
     out
 }
 
-/// At most this many lines of templates seen once are shown.
+/// At most this many lines of rare templates are shown.
 const MAX_RARE: usize = 15;
+/// A template is rare while it makes at most one line in this many.
+const RARE_SHARE: usize = 50;
 
 /// A line whose template says what happened (`Ready to accept
 /// connections`): not a JSON record, whose shape varies with its values,
@@ -380,6 +409,12 @@ fn is_event_line(line: &str) -> bool {
     let t = line.trim_start();
     !t.is_empty() && !t.starts_with(['{', '[']) && line.len() <= 200
 }
+/// A line's template for rarity: its fields masked (`values::Values::Fields`)
+/// and its runs of blanks made one (columns padded to their values' width).
+fn template(line: &str) -> String {
+    crate::values::mask(line, crate::values::Values::Fields).split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// Slow: this many times the median duration of the log...
 const SLOW: f64 = 4.0;
 /// ...among at least this many timed lines.
