@@ -766,6 +766,24 @@ mod real_outputs {
     }
 
     #[test]
+    fn a_server_log_says_each_repeated_trace_once_with_its_own_message() {
+        let raw = local!("unfiltered-heldout3/gunicorn-keyerror");
+        let r = run(
+            "timeout -s INT 6 gunicorn -w 2 -b 127.0.0.1:58090 --access-logfile - wsgi_app:app",
+            124,
+            raw,
+        );
+        let keys: Vec<&str> = raw.lines().filter(|l| l.starts_with("KeyError: ")).collect();
+        assert!(keys.len() >= 20, "{}", keys.len());
+        for key in &keys {
+            assert!(r.text.lines().any(|l| l == *key), "{key} lost:\n{}", r.text);
+        }
+        let frame = "  File \"/tmp/tsrepro/heldout3/py/wsgi_app.py\", line 22, in lookup";
+        assert_eq!(r.text.lines().filter(|l| *l == frame).count(), 1, "{}", r.text);
+        assert!(r.text.contains("same trace as L28, except:\nKeyError: 'SKU-063'\n"), "{}", r.text);
+    }
+
+    #[test]
     fn cargo_test_drops_std_frames_keeps_user_frame() {
         let r = run("cargo test", 101, local!("cargo-test-real"));
         assert_eq!(r.shape, Shape::Text("cargo".into()));

@@ -13,6 +13,7 @@
 
 use std::collections::HashMap;
 
+use crate::text::blocks::{Shown, Trace};
 use crate::text::generic::{self, Item, cut, render_item, values_line};
 use crate::text::guard::{self, Source};
 
@@ -48,11 +49,13 @@ pub fn render(src: &Source, items: &[Item]) -> String {
     let head = items.len().min(head);
     let tail = items.len().saturating_sub(TAIL).max(head);
     out.push("head:".into());
+    // a trace is said once, wherever it repeats: head, middle or tail
+    let mut traces = Shown::default();
     for (k, item) in items[..head].iter().enumerate() {
-        render_item(item, src, &mut out, true, before_trace(src, items, k));
+        render_item(item, src, &mut out, &mut traces, true, before_trace(src, items, k));
     }
 
-    let mut middle = signal_lines(src, items, head..tail);
+    let mut middle = signal_lines(src, items, head..tail, &mut traces);
     let context = context_lines(src, items, head..tail, &middle);
     middle.extend(context);
     let shown: std::collections::HashSet<usize> = middle.iter().map(|m| m.0).collect();
@@ -111,7 +114,7 @@ pub fn render(src: &Source, items: &[Item]) -> String {
     let end = items.iter().rposition(|item| !is_blank(src, item));
     for (k, item) in items[tail..].iter().enumerate() {
         let last = end == Some(tail + k) || before_trace(src, items, tail + k);
-        render_item(item, src, &mut out, true, last);
+        render_item(item, src, &mut out, &mut traces, true, last);
     }
     let mut text = out.join("\n");
     text.push('\n');
@@ -449,13 +452,18 @@ fn is_blank(src: &Source, item: &Item) -> bool {
 
 /// The signal lines of `items[range]` (the middle), each with the line it
 /// starts at (sorted).
-fn signal_lines(src: &Source, items: &[Item], range: std::ops::Range<usize>) -> Vec<(usize, Vec<String>)> {
+fn signal_lines(
+    src: &Source,
+    items: &[Item],
+    range: std::ops::Range<usize>,
+    traces: &mut Shown,
+) -> Vec<(usize, Vec<String>)> {
     let lines = &src.cleaned;
     let middle = &items[range.clone()];
     let mut shown: Vec<(usize, Vec<String>)> = Vec::new();
 
-    // stack traces, whole; a repeat of one already shown says so
-    let mut traces: HashMap<Vec<String>, usize> = HashMap::new();
+    // stack traces, whole; a repeat of one already shown says so and
+    // quotes the lines where it differs
     for (j, item) in middle.iter().enumerate() {
         // the line a trace interrupted, when no other rule shows it
         if matches!(item, Item::Block(_))
@@ -468,17 +476,21 @@ fn signal_lines(src: &Source, items: &[Item], range: std::ops::Range<usize>) -> 
             shown.push((at, vec![format!("L{}: {}", src.line_no(at), cut(lines[at]))]));
         }
         if let Item::Block(b) = item {
-            let body = b.render(lines);
-            if let Some(first) = traces.get(&body) {
-                shown.push((
-                    b.start,
-                    vec![format!("L{}: same trace as L{}", src.line_no(b.start), src.line_no(*first))],
-                ));
-                continue;
-            }
-            traces.insert(body.clone(), b.start);
-            let mut body = body;
-            body[0] = format!("L{}: {}", src.line_no(b.start), body[0]);
+            let at = src.line_no(b.start);
+            let body = match traces.see(b, lines) {
+                Trace::New(mut body) => {
+                    body[0] = format!("L{at}: {}", body[0]);
+                    body
+                }
+                Trace::Again { first, differ } if differ.is_empty() => {
+                    vec![format!("L{at}: same trace as L{}", src.line_no(first))]
+                }
+                Trace::Again { first, differ } => {
+                    let mut body = vec![format!("L{at}: same trace as L{}, except:", src.line_no(first))];
+                    body.extend(differ);
+                    body
+                }
+            };
             shown.push((b.start, body));
         }
     }
