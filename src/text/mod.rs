@@ -784,6 +784,17 @@ mod real_outputs {
     }
 
     #[test]
+    fn a_summary_keeps_the_closing_section_whole() {
+        let raw = local!("unfiltered-heldout4/pidstat-urd");
+        let r = run("pidstat -u -r -d 1 2", 0, raw);
+        assert!(r.text.contains("\ntail:\n"), "{}", r.text);
+        for line in raw.lines().filter(|l| l.starts_with("Average:")) {
+            assert!(r.text.lines().any(|l| l == line), "{line} lost:\n{}", r.text);
+        }
+        assert!(r.text.len() < raw.len(), "{}", r.text);
+    }
+
+    #[test]
     fn cargo_test_drops_std_frames_keeps_user_frame() {
         let r = run("cargo test", 101, local!("cargo-test-real"));
         assert_eq!(r.shape, Shape::Text("cargo".into()));

@@ -47,7 +47,14 @@ pub fn render(src: &Source, items: &[Item]) -> String {
         None => HEAD,
     };
     let head = items.len().min(head);
-    let tail = items.len().saturating_sub(TAIL).max(head);
+    let tail = items.len().saturating_sub(TAIL);
+    // the tail holds the output's closing section whole (pidstat's and
+    // sar's `Average:` tables)
+    let tail = match closing_section(lines) {
+        Some(start) => tail.min(items.iter().position(|item| last_line(item) >= start).unwrap_or(tail)),
+        None => tail,
+    }
+    .max(head);
     out.push("head:".into());
     // a trace is said once, wherever it repeats: head, middle or tail
     let mut traces = Shown::default();
@@ -119,6 +126,34 @@ pub fn render(src: &Source, items: &[Item]) -> String {
     let mut text = out.join("\n");
     text.push('\n');
     text
+}
+
+/// A closing section is at most this many lines.
+const CLOSING: usize = 40;
+
+/// Where the output's closing section starts: its last lines (blank ones
+/// aside) all open with the same word, one with a letter in it (`Average:`),
+/// and the line before them does not, within `CLOSING` lines of the end.
+fn closing_section(lines: &[&str]) -> Option<usize> {
+    let opening = |l: &str| l.split_whitespace().next().map(str::to_owned);
+    let last = lines.iter().rposition(|l| !l.trim().is_empty())?;
+    let word = opening(lines[last])?;
+    if !word.bytes().any(|b| b.is_ascii_alphabetic()) {
+        return None;
+    }
+    let start = (0..=last)
+        .rev()
+        .take_while(|&k| lines[k].trim().is_empty() || opening(lines[k]).as_deref() == Some(word.as_str()))
+        .last()?;
+    let start = (start..=last).find(|&k| !lines[k].trim().is_empty())?;
+    (start > 0 && last - start < CLOSING && last > start).then_some(start)
+}
+
+fn last_line(item: &Item) -> usize {
+    match item {
+        Item::Run(r) => *r.members.last().expect("a run has lines"),
+        Item::Block(b) => b.end - 1,
+    }
 }
 
 fn first_line(item: &Item) -> usize {
