@@ -116,10 +116,6 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
         "not halved: 56 one-line findings of one rule, each with its source line and caret",
     ),
     (
-        "unfiltered-heldout/tcpdump-read-loopback",
-        "lost a packet line: the RST to port 2222 counted into `most common lines` (packets are not findings)",
-    ),
-    (
         "unfiltered-heldout/wget-spider-broken-links",
         "not halved: wget's per-URL request blocks read as a document and pass nearly whole",
     ),
@@ -134,6 +130,42 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
         "unfiltered-heldout3/cspell-docs-perllib",
         "not halved: 408 findings of one shape cost most of their size",
     ),
+    // the fourth held-out set (repro/unfiltered7.sh, measured, not tuned on)
+    (
+        "unfiltered-heldout4/cg-annotate-sortbench",
+        "not halved: cg_annotate's tables and annotated source read as a document and pass whole",
+    ),
+    (
+        "unfiltered-heldout4/jfr-summary",
+        "not halved: jfr's event-count table reads as a document and passes whole",
+    ),
+    (
+        "unfiltered-heldout4/ms-print-massif",
+        "lost: the `Detailed snapshots: [..., 70 (peak)]` line and the peak tree's top line fall between the \
+         log summary's head (filled by the ASCII graph) and its tail; neither holds a keyword",
+    ),
+    (
+        "unfiltered-heldout4/nstat-az",
+        "not halved: a counter table of 396 lines reads as a document and passes whole",
+    ),
+    (
+        "unfiltered-heldout4/objdump-disassemble",
+        "not halved: a disassembly reads as a document and passes whole",
+    ),
+    (
+        "unfiltered-heldout4/pidstat-urd",
+        "not halved (2,014 -> 1,424 tokens): the closing `Average:` tables are the tail, whole, and the \
+         middle quotes the rows of templates seen once",
+    ),
+    (
+        "unfiltered-heldout4/sysctl-all",
+        "over the 25,000-char budget: a view of the first and last settings; not halved (read as a document)",
+    ),
+    (
+        "unfiltered-heldout4/vacuumdb-verbose",
+        "over the 25,000-char budget: read as a document, the view's hidden middle holds the racks table's \
+         `tuples: 60 removed` (0 signal lines)",
+    ),
 ];
 
 /// Sets whose total savings are under the 80 % goal today.
@@ -141,7 +173,8 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
 /// (unfiltered-heldout: lists of findings of tools no filter names, folded
 /// by rule with every place and value listed, still cost about half their
 /// size; unfiltered-heldout2: tables (ps, readelf, gprof) pass whole; unfiltered-heldout3:
-/// most of its 64 runs are short and pass raw, large lists of findings barely shrink.)
+/// most of its 64 runs are short and pass raw, large lists of findings barely shrink;
+/// unfiltered-heldout4: tables, counters and listings read as documents and pass whole.)
 const SETS_UNDER_GOAL: &[&str] = &[
     "build",
     "tests",
@@ -152,6 +185,7 @@ const SETS_UNDER_GOAL: &[&str] = &[
     "unfiltered-heldout",
     "unfiltered-heldout2",
     "unfiltered-heldout3",
+    "unfiltered-heldout4",
 ];
 
 /// What fails in one set folder (empty: all holds).

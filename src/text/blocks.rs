@@ -2,7 +2,9 @@
 //! exception line. Inside it, each run of framework frames becomes one count
 //! line of ours (`lines::frames`, the fold every filter shares); the header,
 //! user frames (with their source line), every `Caused by:` and chaining
-//! line and the exception lines always stay.
+//! line and the exception lines always stay. A trace that repeats one shown
+//! before it, values aside (`Shown`), is one line of ours naming the first
+//! and the lines where it differs, as printed.
 //!
 //! Kinds: Python tracebacks (chained ones as one block), `at` stacks (Java
 //! with `Caused by:`/`Suppressed:` and `... N more`, JUnit's console
@@ -10,11 +12,14 @@
 //! (`panic:` then goroutine frames), Rust panics (`panicked at`, message,
 //! `stack backtrace:` frames).
 
+use std::collections::HashMap;
+
 use once_cell::sync::Lazy;
 use regex::Regex;
 
 use crate::lines::frames::{self, Frame, Piece, Step};
 use crate::text::ledger;
+use crate::values::{Values, mask};
 
 /// A stack trace: lines `start..end` of the output.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,6 +33,68 @@ impl Block {
     /// The block's lines as shown: kept lines verbatim, folded frames counted.
     pub fn render(&self, lines: &[&str]) -> Vec<String> {
         frames::render(&self.pieces, lines)
+    }
+}
+
+/// Traces a rendering has shown, so that a later trace of the same shape
+/// (the same bug hit by every request) is said in one line of ours and the
+/// lines where it differs (its message's values), not quoted again.
+#[derive(Default)]
+pub struct Shown {
+    /// Each trace's lines with their values masked → where it started and
+    /// its lines as shown.
+    seen: HashMap<Vec<String>, (usize, Vec<String>)>,
+}
+
+/// A trace as a rendering shows it.
+pub enum Trace {
+    /// The first of its shape: its lines.
+    New(Vec<String>),
+    /// A repeat of the trace that started at line `first` (0-based): the
+    /// lines that differ from it, as printed (none when identical).
+    Again { first: usize, differ: Vec<String> },
+}
+
+/// A trace of fewer lines than this is shown whole even when it repeats.
+const MIN_REPEAT: usize = 3;
+
+impl Shown {
+    /// `b` as shown after the traces seen so far.
+    pub fn see(&mut self, b: &Block, lines: &[&str]) -> Trace {
+        let body = b.render(lines);
+        if body.len() < MIN_REPEAT {
+            return Trace::New(body);
+        }
+        let key: Vec<String> = body.iter().map(|l| mask(l, Values::Quoted)).collect();
+        match self.seen.get(&key) {
+            Some((first, earlier)) => Trace::Again {
+                first: *first,
+                differ: body.iter().zip(earlier).filter(|(a, b)| a != b).map(|(a, _)| a.clone()).collect(),
+            },
+            None => {
+                self.seen.insert(key, (b.start, body.clone()));
+                Trace::New(body)
+            }
+        }
+    }
+}
+
+impl Trace {
+    /// The trace's lines, a repeat's first one ours (`same trace as L12`,
+    /// `…, except:` above the lines that differ); `line_no` numbers lines
+    /// as the agent's `show --lines` does.
+    pub fn into_lines(self, line_no: impl Fn(usize) -> usize) -> Vec<String> {
+        match self {
+            Trace::New(body) => body,
+            Trace::Again { first, differ } if differ.is_empty() => {
+                vec![format!("(same trace as L{})", line_no(first))]
+            }
+            Trace::Again { first, differ } => {
+                let mut out = vec![format!("(same trace as L{}, except:)", line_no(first))];
+                out.extend(differ);
+                out
+            }
+        }
     }
 }
 
@@ -188,6 +255,30 @@ mod tests {
     fn shown(text: &str) -> Vec<String> {
         let lines: Vec<&str> = text.lines().collect();
         find(&lines).iter().flat_map(|b| b.render(&lines)).collect()
+    }
+
+    #[test]
+    fn a_trace_that_repeats_is_said_once_with_the_lines_that_differ() {
+        let one = |key: &str| {
+            format!(
+                "Traceback (most recent call last):\n  File \"/srv/app.py\", line 14, in app\n    body = lookup(sku)\n  File \"/srv/app.py\", line 22, in lookup\n    return PRICES[sku]\nKeyError: '{key}'\n"
+            )
+        };
+        let text = one("SKU-060")
+            + "GET /price 500\n"
+            + &one("SKU-063")
+            + &one("SKU-060")
+            + "Traceback (most recent call last):\n  File \"/srv/app.py\", line 9, in app\n    run()\nValueError: bad\n";
+        let lines: Vec<&str> = text.lines().collect();
+        let mut shown = Shown::default();
+        let out: Vec<Vec<String>> =
+            find(&lines).iter().map(|b| shown.see(b, &lines).into_lines(|i| i + 1)).collect();
+        assert_eq!(out.len(), 4);
+        assert_eq!(out[0].len(), 6, "{out:?}");
+        assert_eq!(out[1], ["(same trace as L1, except:)", "KeyError: 'SKU-063'"]);
+        assert_eq!(out[2], ["(same trace as L1)"]);
+        // another exception through other frames is its own trace
+        assert_eq!(out[3][3], "ValueError: bad");
     }
 
     #[test]

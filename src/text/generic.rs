@@ -90,7 +90,7 @@ static SIGNAL_STEMS: Lazy<AhoCorasick> = Lazy::new(|| {
 /// whose values are its clock, not what tells its lines apart.
 static CLOCK: Lazy<Regex> = Lazy::new(|| {
     Regex::new(concat!(
-        r"\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d)?(?:[.,]\d+)?)?(?:Z|[+-]\d\d:?\d\d)?|\d\d?:\d\d:\d\d(?:[.,]\d+)?|",
+        r"\d{4}-\d\d-\d\d(?:(?:T| {1,2})\d?\d:\d\d(?::\d\d)?(?:[.,]\d+)?)?(?:Z|[+-]\d\d:?\d\d)?|\d\d?:\d\d:\d\d(?:[.,]\d+)?|",
         r"\d\d?/\w{3}/\d{4}:\d\d:\d\d:\d\d|\d+(?:\.\d+)?\s?(?:ms|µs|us|ns|s|sec|secs|seconds)\b|\d+(?:\.\d+)?%"
     ))
     .expect("valid clock regex")
@@ -393,10 +393,18 @@ fn similar_lines(
 }
 
 /// `last`: see `render_run`.
-pub(crate) fn render_item(item: &Item, src: &Source, out: &mut Vec<String>, shorten: bool, last: bool) {
+/// `shown`: the traces rendered before this item (a repeat says so).
+pub(crate) fn render_item(
+    item: &Item,
+    src: &Source,
+    out: &mut Vec<String>,
+    shown: &mut blocks::Shown,
+    shorten: bool,
+    last: bool,
+) {
     match item {
         Item::Run(r) => render_run(r, src, out, shorten, last),
-        Item::Block(b) => out.extend(b.render(&src.cleaned)),
+        Item::Block(b) => out.extend(shown.see(b, &src.cleaned).into_lines(|i| src.line_no(i))),
     }
 }
 
@@ -405,13 +413,15 @@ pub(crate) fn render_item(item: &Item, src: &Source, out: &mut Vec<String>, shor
 /// stack traces of a program's output that reads as a document) as a block
 /// does everywhere: header, user frames and exception lines, library frames
 /// counted.
-fn document(lines: &[&str], blocks: &[Block]) -> Vec<String> {
+fn document(src: &Source, blocks: &[Block]) -> Vec<String> {
+    let lines = &src.cleaned;
     let mut out = Vec::with_capacity(lines.len());
     let mut next_block = blocks.iter().peekable();
+    let mut shown = blocks::Shown::default();
     let mut i = 0;
     while i < lines.len() {
         if let Some(b) = next_block.next_if(|b| b.start == i) {
-            out.extend(b.render(lines));
+            out.extend(shown.see(b, lines).into_lines(|i| src.line_no(i)));
             i = b.end;
             continue;
         }
@@ -456,18 +466,19 @@ pub fn render(src: &Source, settings: &Settings, asked: Asked) -> (String, Kind)
     };
     let body = match kind {
         // what was asked for as a document (help, a file) stays whole
-        Kind::Document if asked != Asked::Output => document(lines, &[]),
+        Kind::Document if asked != Asked::Output => document(src, &[]),
         // a program's output made of many paragraphs of one shape (a
         // thread dump): each shape once, framework frames counted
         Kind::Document => match blocks.is_empty().then(|| paragraphs::render(src)).flatten() {
             Some(folded) => folded,
-            None => document(lines, &blocks),
+            None => document(src, &blocks),
         },
         Kind::Log => {
             let items = fold(src, &blocks);
             let mut out = Vec::new();
+            let mut shown = blocks::Shown::default();
             for item in &items {
-                render_item(item, src, &mut out, false, true);
+                render_item(item, src, &mut out, &mut shown, false, true);
             }
             let chars: usize = out.iter().map(|l| l.len() + 1).sum();
             if chars > settings.text_threshold {

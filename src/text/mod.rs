@@ -690,6 +690,34 @@ mod tests {
     }
 
     #[test]
+    fn a_summary_shows_the_first_line_of_a_template_seen_twice() {
+        // a packet capture: thousands of acks, two resets in the middle
+        let mut x: u64 = 7;
+        let mut next = || {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x >> 33
+        };
+        let mut lines: Vec<String> = (0..600)
+            .map(|i| {
+                let (port, ack, ts, ecr) = (next() % 60000, next() % 900, next(), next());
+                format!("09:38:{:02}.{i:06} IP 127.0.0.1.{port} > 127.0.0.1.8765: Flags [{}], ack {ack}, win 64, options [nop,nop,TS val {ts} ecr {ecr}], length 0", i % 60, ["S", "S.", ".", "P.", "F."][i % 5])
+            })
+            .collect();
+        lines[300] =
+            "09:38:16.761336 IP 127.0.0.1.43536 > 127.0.0.1.2222: Flags [R.], seq 1, ack 1, win 64, length 0"
+                .into();
+        lines[310] =
+            "09:38:16.802403 IP 127.0.0.1.38966 > 127.0.0.1.8765: Flags [R.], seq 1, ack 1, win 64, length 0"
+                .into();
+        let text = lines.join("\n") + "\n";
+        let hint = Hint { command: words("tcpdump -nn -r cap.pcap"), exit_code: 0 };
+        let r = render(&text, Some(&hint), &Call::from(Settings::default())).unwrap();
+        assert!(r.text.contains("signal lines between head and tail:"), "{}", r.text);
+        assert!(r.text.contains(&format!("L301: {}", lines[300])), "{}", r.text);
+        assert!(!r.text.contains("L311:"), "{}", r.text);
+    }
+
+    #[test]
     fn unclaimed_command_gets_generic_shape() {
         let hint = Hint { command: words("mytool run"), exit_code: 0 };
         let text = "same line here\n".repeat(40);
@@ -735,6 +763,35 @@ mod real_outputs {
         ($name:literal) => {
             include_str!(concat!("../../fixtures/text/local/", $name, ".txt"))
         };
+    }
+
+    #[test]
+    fn a_server_log_says_each_repeated_trace_once_with_its_own_message() {
+        let raw = local!("unfiltered-heldout3/gunicorn-keyerror");
+        let r = run(
+            "timeout -s INT 6 gunicorn -w 2 -b 127.0.0.1:58090 --access-logfile - wsgi_app:app",
+            124,
+            raw,
+        );
+        let keys: Vec<&str> = raw.lines().filter(|l| l.starts_with("KeyError: ")).collect();
+        assert!(keys.len() >= 20, "{}", keys.len());
+        for key in &keys {
+            assert!(r.text.lines().any(|l| l == *key), "{key} lost:\n{}", r.text);
+        }
+        let frame = "  File \"/tmp/tsrepro/heldout3/py/wsgi_app.py\", line 22, in lookup";
+        assert_eq!(r.text.lines().filter(|l| *l == frame).count(), 1, "{}", r.text);
+        assert!(r.text.contains("same trace as L28, except:\nKeyError: 'SKU-063'\n"), "{}", r.text);
+    }
+
+    #[test]
+    fn a_summary_keeps_the_closing_section_whole() {
+        let raw = local!("unfiltered-heldout4/pidstat-urd");
+        let r = run("pidstat -u -r -d 1 2", 0, raw);
+        assert!(r.text.contains("\ntail:\n"), "{}", r.text);
+        for line in raw.lines().filter(|l| l.starts_with("Average:")) {
+            assert!(r.text.lines().any(|l| l == line), "{line} lost:\n{}", r.text);
+        }
+        assert!(r.text.len() < raw.len(), "{}", r.text);
     }
 
     #[test]

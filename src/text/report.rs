@@ -281,10 +281,11 @@ fn emit(
     // finding): one that repeats the last one printed is said once
     let opens = |i: usize| i == 0 || lines[i - 1].trim().is_empty();
     let mut last_opening: Option<&str> = None;
+    let mut traces = crate::text::blocks::Shown::default();
     let mut i = 0;
     while i < n {
         if let Some(k) = in_block[i] {
-            out.extend(blocks[k].render(lines));
+            out.extend(traces.see(&blocks[k], lines).into_lines(|i| src.line_no(i)));
             i = blocks[k].end;
             continue;
         }

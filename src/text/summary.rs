@@ -13,6 +13,7 @@
 
 use std::collections::HashMap;
 
+use crate::text::blocks::{Shown, Trace};
 use crate::text::generic::{self, Item, cut, render_item, values_line};
 use crate::text::guard::{self, Source};
 
@@ -46,13 +47,22 @@ pub fn render(src: &Source, items: &[Item]) -> String {
         None => HEAD,
     };
     let head = items.len().min(head);
-    let tail = items.len().saturating_sub(TAIL).max(head);
+    let tail = items.len().saturating_sub(TAIL);
+    // the tail holds the output's closing section whole (pidstat's and
+    // sar's `Average:` tables)
+    let tail = match closing_section(lines) {
+        Some(start) => tail.min(items.iter().position(|item| last_line(item) >= start).unwrap_or(tail)),
+        None => tail,
+    }
+    .max(head);
     out.push("head:".into());
+    // a trace is said once, wherever it repeats: head, middle or tail
+    let mut traces = Shown::default();
     for (k, item) in items[..head].iter().enumerate() {
-        render_item(item, src, &mut out, true, before_trace(src, items, k));
+        render_item(item, src, &mut out, &mut traces, true, before_trace(src, items, k));
     }
 
-    let mut middle = signal_lines(src, items, head..tail);
+    let mut middle = signal_lines(src, items, head..tail, &mut traces);
     let context = context_lines(src, items, head..tail, &middle);
     middle.extend(context);
     let shown: std::collections::HashSet<usize> = middle.iter().map(|m| m.0).collect();
@@ -111,11 +121,39 @@ pub fn render(src: &Source, items: &[Item]) -> String {
     let end = items.iter().rposition(|item| !is_blank(src, item));
     for (k, item) in items[tail..].iter().enumerate() {
         let last = end == Some(tail + k) || before_trace(src, items, tail + k);
-        render_item(item, src, &mut out, true, last);
+        render_item(item, src, &mut out, &mut traces, true, last);
     }
     let mut text = out.join("\n");
     text.push('\n');
     text
+}
+
+/// A closing section is at most this many lines.
+const CLOSING: usize = 40;
+
+/// Where the output's closing section starts: its last lines (blank ones
+/// aside) all open with the same word, one with a letter in it (`Average:`),
+/// and the line before them does not, within `CLOSING` lines of the end.
+fn closing_section(lines: &[&str]) -> Option<usize> {
+    let opening = |l: &str| l.split_whitespace().next().map(str::to_owned);
+    let last = lines.iter().rposition(|l| !l.trim().is_empty())?;
+    let word = opening(lines[last])?;
+    if !word.bytes().any(|b| b.is_ascii_alphabetic()) {
+        return None;
+    }
+    let start = (0..=last)
+        .rev()
+        .take_while(|&k| lines[k].trim().is_empty() || opening(lines[k]).as_deref() == Some(word.as_str()))
+        .last()?;
+    let start = (start..=last).find(|&k| !lines[k].trim().is_empty())?;
+    (start > 0 && last - start < CLOSING && last > start).then_some(start)
+}
+
+fn last_line(item: &Item) -> usize {
+    match item {
+        Item::Run(r) => *r.members.last().expect("a run has lines"),
+        Item::Block(b) => b.end - 1,
+    }
 }
 
 fn first_line(item: &Item) -> usize {
@@ -142,9 +180,9 @@ fn table_top(lines: &[&str]) -> Option<usize> {
     Some((header + 1 + TABLE_ROWS).min(lines.len()))
 }
 
-/// Lines the middle would otherwise lose that tell a log's story: the ones
-/// of a template seen once (a start, a shutdown, a warning banner) when
-/// there are few of them, and slow statements (`duration: N ms` well above
+/// Lines the middle would otherwise lose that tell a log's story: the first
+/// of each rare template (a start, a shutdown, a warning banner, a reset
+/// among acks) while there are few of them, and slow statements (`duration: N ms` well above
 /// the log's own median).
 fn outliers(
     src: &Source,
@@ -161,24 +199,51 @@ fn outliers(
         }
     }
     let mut out: Vec<(usize, Vec<String>)> = Vec::new();
-    let rare: Vec<usize> = items[range.clone()]
+    // the middle's first line of each rare template, by how rare: the
+    // shapes seen once, then the templates (fields and padding aside: a
+    // ledger's amounts are not events) seen twice... while the lines stay
+    // few (a connection reset among a capture's thousands of acks); a
+    // template stops being rare at `RARE_SHARE` of the lines
+    let candidates: Vec<(usize, usize)> = items[range.clone()]
         .iter()
         .filter_map(|item| match item {
             Item::Run(r)
-                if seen[r.shape.as_str()] == 1
-                    && is_event_line(lines[r.first()])
+                if is_event_line(lines[r.first()])
                     && !r.ledger
                     && !r.keyword
                     && !lines[r.first()].trim().is_empty()
                     && !shown.contains(&r.first()) =>
             {
-                Some(r.first())
+                Some((r.first(), seen[r.shape.as_str()]))
             }
             _ => None,
         })
         .collect();
-    if rare.len() <= MAX_RARE {
-        out.extend(rare.into_iter().map(|i| (i, vec![format!("L{}: {}", src.line_no(i), cut(lines[i]))])));
+    let once: Vec<usize> = candidates.iter().filter(|c| c.1 == 1).map(|c| c.0).collect();
+    if once.len() <= MAX_RARE {
+        let mut templates: HashMap<String, usize> = HashMap::new();
+        for item in items {
+            if let Item::Run(r) = item {
+                *templates.entry(template(lines[r.first()])).or_insert(0) += r.members.len();
+            }
+        }
+        let total: usize = templates.values().sum();
+        let mut firsts: HashMap<String, usize> = HashMap::new();
+        for &(i, _) in &candidates {
+            firsts.entry(template(lines[i])).or_insert(i);
+        }
+        let mut chosen = once;
+        for times in 2..=total / RARE_SHARE {
+            let tier: Vec<usize> =
+                firsts.iter().filter(|(t, _)| templates[*t] == times).map(|(_, &i)| i).collect();
+            if chosen.len() + tier.len() > MAX_RARE {
+                break;
+            }
+            chosen.extend(tier);
+        }
+        chosen.sort_unstable();
+        chosen.dedup();
+        out.extend(chosen.into_iter().map(|i| (i, vec![format!("L{}: {}", src.line_no(i), cut(lines[i]))])));
     }
     let timed: Vec<(usize, f64)> = items
         .iter()
@@ -370,8 +435,10 @@ fn largest_rows(lines: &[&str], items: &[Item], among: Vec<usize>) -> Vec<usize>
     out
 }
 
-/// At most this many lines of templates seen once are shown.
+/// At most this many lines of rare templates are shown.
 const MAX_RARE: usize = 15;
+/// A template is rare while it makes at most one line in this many.
+const RARE_SHARE: usize = 50;
 
 /// A line whose template says what happened (`Ready to accept
 /// connections`): not a JSON record, whose shape varies with its values,
@@ -380,6 +447,12 @@ fn is_event_line(line: &str) -> bool {
     let t = line.trim_start();
     !t.is_empty() && !t.starts_with(['{', '[']) && line.len() <= 200
 }
+/// A line's template for rarity: its fields masked (`values::Values::Fields`)
+/// and its runs of blanks made one (columns padded to their values' width).
+fn template(line: &str) -> String {
+    crate::values::mask(line, crate::values::Values::Fields).split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// Slow: this many times the median duration of the log...
 const SLOW: f64 = 4.0;
 /// ...among at least this many timed lines.
@@ -414,13 +487,18 @@ fn is_blank(src: &Source, item: &Item) -> bool {
 
 /// The signal lines of `items[range]` (the middle), each with the line it
 /// starts at (sorted).
-fn signal_lines(src: &Source, items: &[Item], range: std::ops::Range<usize>) -> Vec<(usize, Vec<String>)> {
+fn signal_lines(
+    src: &Source,
+    items: &[Item],
+    range: std::ops::Range<usize>,
+    traces: &mut Shown,
+) -> Vec<(usize, Vec<String>)> {
     let lines = &src.cleaned;
     let middle = &items[range.clone()];
     let mut shown: Vec<(usize, Vec<String>)> = Vec::new();
 
-    // stack traces, whole; a repeat of one already shown says so
-    let mut traces: HashMap<Vec<String>, usize> = HashMap::new();
+    // stack traces, whole; a repeat of one already shown says so and
+    // quotes the lines where it differs
     for (j, item) in middle.iter().enumerate() {
         // the line a trace interrupted, when no other rule shows it
         if matches!(item, Item::Block(_))
@@ -433,17 +511,21 @@ fn signal_lines(src: &Source, items: &[Item], range: std::ops::Range<usize>) -> 
             shown.push((at, vec![format!("L{}: {}", src.line_no(at), cut(lines[at]))]));
         }
         if let Item::Block(b) = item {
-            let body = b.render(lines);
-            if let Some(first) = traces.get(&body) {
-                shown.push((
-                    b.start,
-                    vec![format!("L{}: same trace as L{}", src.line_no(b.start), src.line_no(*first))],
-                ));
-                continue;
-            }
-            traces.insert(body.clone(), b.start);
-            let mut body = body;
-            body[0] = format!("L{}: {}", src.line_no(b.start), body[0]);
+            let at = src.line_no(b.start);
+            let body = match traces.see(b, lines) {
+                Trace::New(mut body) => {
+                    body[0] = format!("L{at}: {}", body[0]);
+                    body
+                }
+                Trace::Again { first, differ } if differ.is_empty() => {
+                    vec![format!("L{at}: same trace as L{}", src.line_no(first))]
+                }
+                Trace::Again { first, differ } => {
+                    let mut body = vec![format!("L{at}: same trace as L{}, except:", src.line_no(first))];
+                    body.extend(differ);
+                    body
+                }
+            };
             shown.push((b.start, body));
         }
     }

@@ -446,7 +446,24 @@ fn ls(text: &str, named_vendored: bool) -> Option<String> {
             row.clear();
         }
     };
-    for (line, entry) in lines.iter().zip(&entries) {
+    // a row printed beside a message of the tool (the member a truncated
+    // archive stopped at, between gzip's and tar's complaints) is that
+    // message's context: quoted as printed
+    let is_error = |k: usize| {
+        let l = lines[k];
+        entries[k].is_none() && !l.ends_with(':') && !l.starts_with("total ")
+    };
+    let beside_error = |i: usize| {
+        let before = (0..i).rev().find(|&k| !lines[k].trim().is_empty());
+        let after = (i + 1..lines.len()).find(|&k| !lines[k].trim().is_empty());
+        before.is_some_and(is_error) || after.is_some_and(is_error)
+    };
+    for (i, (line, entry)) in lines.iter().zip(&entries).enumerate() {
+        if entry.is_some() && beside_error(i) {
+            flush(&mut row, &mut out);
+            out.push(line.to_string());
+            continue;
+        }
         if line.ends_with(':') && entry.is_none() {
             flush(&mut row, &mut out);
             if let Some((n, dir)) = skipping.take() {
@@ -538,6 +555,18 @@ mod tests {
         assert_eq!(any_listing(&log), None);
         let mixed = format!("{tar}{}", "some other line\n".repeat(10));
         assert_eq!(any_listing(&mixed), None);
+        // the member a truncated archive stopped at stays as printed
+        let last = "-rw-r--r-- root/staff    10588 2024-05-01 10:30 ./srv/app/cut.py";
+        let cut =
+            format!("{tar}gzip: stdin: unexpected end of file\n{last}\ntar: Unexpected EOF in archive\n");
+        let out = any_listing(&cut).expect("a listing");
+        assert!(
+            out.contains(&format!("\ngzip: stdin: unexpected end of file\n{last}\ntar: Unexpected EOF")),
+            "{out}"
+        );
+        let before = tar.lines().last().unwrap();
+        assert!(out.contains(&format!("\n{before}\ngzip: stdin")), "{out}");
+        assert!(out.contains("./srv/app/d27/f28.txt 128\n"), "{out}");
     }
 
     #[test]
