@@ -795,6 +795,22 @@ mod real_outputs {
     }
 
     #[test]
+    fn a_summary_tail_starts_where_its_section_does_and_drawings_are_no_events() {
+        let raw = local!("unfiltered-heldout4/ms-print-massif");
+        let r = run("ms_print massif.out", 0, raw);
+        assert!(r.text.contains("\ntail:\n"), "{}", r.text);
+        // the peak snapshot's tree whole, from its table row down
+        let peak = " 70      1,956,754        2,834,080        2,769,920        64,160            0\n97.74% (2,769,920B) (heap allocation functions) malloc/new/new[], --alloc-fns, etc.\n->58.71% (1,664,000B) 0x10918A: grow (alloc.c:9)\n";
+        assert!(r.text.contains(peak), "{}", r.text);
+        // a line seen once among the graph's rows, which are not events
+        assert!(
+            r.text.contains(" Detailed snapshots: [3, 6, 14, 21, 32, 38, 49, 59, 69, 70 (peak)]"),
+            "{}",
+            r.text
+        );
+    }
+
+    #[test]
     fn cargo_test_drops_std_frames_keeps_user_frame() {
         let r = run("cargo test", 101, local!("cargo-test-real"));
         assert_eq!(r.shape, Shape::Text("cargo".into()));
