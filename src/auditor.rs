@@ -115,6 +115,15 @@ pub fn count_bytes(enc: Encoding, bytes: &[u8]) -> usize {
     }
 }
 
+/// `count_bytes`, and the pieces it counted are left for the threads that
+/// count renderings of the same output afterwards (`merge::share_memo`):
+/// for the call's raw output counted on a side thread.
+pub fn count_bytes_shared(enc: Encoding, bytes: &[u8]) -> usize {
+    let n = count_bytes(enc, bytes);
+    merge::share_memo(enc.vocab());
+    n
+}
+
 /// An exact count of bytes that arrive in pieces (the shim's capture of an
 /// output too large to hold), in bounded memory.
 ///

@@ -308,7 +308,7 @@ fn deliver_bytes(
     let home = raw_store.home();
     let record = edge.records();
     let side_work = || {
-        let original = auditor::count_bytes(settings.encoding, raw);
+        let original = auditor::count_bytes_shared(settings.encoding, raw);
         let opened = Instant::now();
         (original, open_history(record, home), opened.elapsed())
     };

@@ -30,8 +30,7 @@ pub fn render_routed(
         Route::Binary => return (None, None),
         Route::Json { text, .. } => match crate::json::parse::parse_text(text) {
             Some(value) => {
-                let raw = crate::json::Source::Bytes(text.as_bytes());
-                let rendered = render_focused(value, raw, hint, call);
+                let rendered = render_focused(value, text, hint, call);
                 return (Some(crate::json::with_status(rendered, hint.map(|h| h.exit_code))), None);
             }
             None => text,
@@ -54,6 +53,16 @@ pub fn render_routed(
 /// `json::compress`, or above the budget a view of the document (`crate::view`).
 /// `raw`: the input (no view is needed when it fits the budget itself).
 pub fn render_json(value: serde_json::Value, raw: json::Source, call: &Call) -> Rendered {
+    render_json_sampled(value, raw, call).0
+}
+
+/// `render_json`, with the sample its router picked the shape on (see
+/// `json::router::route_within_sampled`).
+fn render_json_sampled(
+    value: serde_json::Value,
+    raw: json::Source,
+    call: &Call,
+) -> (Rendered, json::router::Sampled) {
     // The view counts the document as the tool wrote it: measure it now,
     // before the sieve and deduper consume it.
     let started = std::time::Instant::now();
@@ -63,14 +72,17 @@ pub fn render_json(value: serde_json::Value, raw: json::Source, call: &Call) -> 
         .map(|_| crate::view::prepare(&value, json::slurped(raw, &value), call));
     let measured = started.elapsed();
     let reduced = json::reduce(value, call);
+    let mut sampled = None;
     let (out, how) = match prep {
         // Certainly over the budget: no full rendering to throw away.
         Some(prep) if prep.certain => (crate::view::json(prep, &reduced, raw, call), "certain"),
         // Otherwise the rendering decides, and it stops as soon as it is
         // over the budget.
         prep => {
-            match (json::router::route_within(&reduced, call.encoding, prep.as_ref().and(call.budget)), prep)
-            {
+            let cap = prep.as_ref().and(call.budget);
+            let (routed, sample) = json::router::route_within_sampled(&reduced, call.encoding, cap);
+            sampled = sample;
+            match (routed, prep) {
                 (Some(rendered), _) => (rendered, "fits"),
                 (None, Some(prep)) => (crate::view::json(prep, &reduced, raw, call), "measured"),
                 (None, None) => (json::router::route(&reduced, call.encoding), "fits"),
@@ -84,19 +96,16 @@ pub fn render_json(value: serde_json::Value, raw: json::Source, call: &Call) -> 
             (started.elapsed() - measured).as_millis()
         );
     }
-    out
+    (out, sampled)
 }
 
 /// `render_json`, or above the focus size a focus view (`crate::focus`)
 /// when it saves a quarter of the tokens or more; past the budget, the
 /// focus view when it fits (every record, fewer fields), else the budget
 /// view (every field, fewer records): one decision for both views.
-pub fn render_focused(
-    value: serde_json::Value,
-    raw: json::Source,
-    hint: Option<&Hint>,
-    call: &Call,
-) -> Rendered {
+/// (`text`: what `value` was parsed from, by `json::parse::parse_text`.)
+pub fn render_focused(value: serde_json::Value, text: &str, hint: Option<&Hint>, call: &Call) -> Rendered {
+    let raw = json::Source::Bytes(text.as_bytes());
     let Some(size) = call.focus else { return render_json(value, raw, call) };
     // Fewer bytes than the focus size in tokens: the rendering is smaller.
     // From 1 MiB on, the document is the large path's (`handoff::large`),
@@ -109,11 +118,13 @@ pub fn render_focused(
     // view must save tokens: when the router's sample shows it cannot,
     // the document is not even copied for it.
     let under_budget = call.budget.is_none_or(|b| raw.len() <= b);
-    if under_budget && !crate::focus::may_save(&value, words, call) {
-        return render_json(value, raw, call);
-    }
-    let doc = value.clone();
-    let full = render_json(value, raw, call);
+    let (doc, full) = match under_budget {
+        true => match render_beside_gate(value, text, words, call) {
+            Gated::Whole(full) => return full,
+            Gated::ForView(doc, full) => (doc, full),
+        },
+        false => (value.clone(), render_json(value, raw, call)),
+    };
     let over_budget = matches!(full.shape, Shape::View { .. });
     let full_tokens = crate::auditor::count(call.encoding, &full.text);
     if !over_budget && full_tokens <= size {
@@ -137,6 +148,44 @@ pub fn render_focused(
         Some(v) if within.holds(&v.text, call) => v,
         _ => full,
     }
+}
+
+/// `render_json` of a document within the budget, with the focus view's
+/// gate (`focus::may_save`) asked beside it on the other core. On
+/// a document past the router's sample size the gate needs only the
+/// sample, a copy, so the rendering may consume the tree meanwhile; when a
+/// view may save after all, `text` is parsed again (the same tree) rather
+/// than every tree copied up front. The gate was ~a quarter of the main
+/// thread's time on 200 KB of AWS JSON (docs/performance.md, issue 23).
+fn render_beside_gate(value: serde_json::Value, text: &str, words: &[String], call: &Call) -> Gated {
+    let raw = json::Source::Bytes(text.as_bytes());
+    let Some(sample) = json::router::sampled(&value) else {
+        // No sample: the gate cannot tell, the view is tried.
+        return Gated::ForView(value.clone(), render_json(value, raw, call));
+    };
+    let (gate, (full, routed)) = std::thread::scope(|s| {
+        let gate = s.spawn(|| crate::focus::SampleGate::new(sample, words, call));
+        let full = render_json_sampled(value, raw, call);
+        (gate.join(), full)
+    });
+    // A panic of the gate's: as if it had happened here, for the
+    // delivery's guard.
+    let gate = gate.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+    if !gate.may_save(&routed, call) {
+        return Gated::Whole(full);
+    }
+    match json::parse::parse_text(text) {
+        Some(doc) => Gated::ForView(doc, full),
+        None => Gated::Whole(full),
+    }
+}
+
+/// What `render_beside_gate` found.
+enum Gated {
+    /// No view can save tokens: the whole rendering is the answer.
+    Whole(Rendered),
+    /// A view may: the document as parsed, and its whole rendering.
+    ForView(serde_json::Value, Rendered),
 }
 
 /// Which path the bytes take, decided once, here: the empty, NUL and
@@ -269,6 +318,59 @@ pub fn caught<T>(stage: impl FnOnce() -> T) -> Option<T> {
     let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(stage));
     std::panic::set_hook(prev);
     out.ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::settings::Settings;
+
+    /// 400 records, past the router's sample size: with one-token etags a
+    /// focus view keeps nearly every token (the gate says no), with long
+    /// hashes it leaves most of them out (the gate says yes).
+    fn records(etag: &dyn Fn(usize) -> String) -> String {
+        let recs: Vec<Value> = (0..400)
+            .map(|i| {
+                json!({"InstanceId": format!("i-{i:017x}"), "State": "running", "Name": format!("web-{i}"),
+                       "Zone": "us-east-1a", "Etag": etag(i)})
+            })
+            .collect();
+        serde_json::to_string_pretty(&json!({"Items": recs})).unwrap()
+    }
+
+    #[test]
+    fn the_gate_beside_the_rendering_decides_as_when_it_ran_first() {
+        let call: Call = Call {
+            raw_id: Some("abc123".into()),
+            ..Call::from(Settings { focus: Some(10), budget: None, ..Settings::default() })
+        };
+        let words = ["tool".to_string()];
+        let hint = Hint { command: words.to_vec(), exit_code: 0 };
+        let parsed = |text: &str| json::parse::parse_text(text).expect("JSON");
+        let short = |_| "ab".to_string();
+        let hash = |i| format!("{i:064x}");
+        let cases: [(&dyn Fn(usize) -> String, bool); 2] = [(&short, false), (&hash, true)];
+        for (etag, view) in cases {
+            let text = records(etag);
+            let doc = parsed(&text);
+            assert!(json::router::sampled(&doc).is_some(), "past the sample size");
+            assert_eq!(crate::focus::may_save(&doc, &words, &call), view);
+            let got = render_focused(parsed(&text), &text, Some(&hint), &call);
+            let whole = render_json(parsed(&text), json::Source::Bytes(text.as_bytes()), &call);
+            match view {
+                // The tree the rendering consumed is parsed again for the view.
+                true => {
+                    let within = crate::focus::Within { chars: None, tokens: None };
+                    let made = crate::focus::view(&doc, &words, false, &call, within).expect("a view");
+                    assert_eq!(got.text, made.text);
+                    assert!(got.text.len() < whole.text.len());
+                }
+                false => assert_eq!(got.text, whole.text),
+            }
+        }
+    }
 }
 
 /// No user filter can drop a signal line the ledger marks, through the

@@ -34,16 +34,22 @@ pub struct Test {
     pub hides: Vec<String>,
 }
 
+/// The words of a command line that name it (options left out, a path
+/// cut to its last part): `aws ec2 describe-vpcs` of
+/// `/usr/bin/aws --region x ec2 describe-vpcs`. The first is the tool.
+pub fn plain_words(words: &[String]) -> impl Iterator<Item = &str> {
+    words
+        .iter()
+        .map(String::as_str)
+        .filter(|w| !w.starts_with('-'))
+        .map(|w| w.rsplit('/').next().unwrap_or(w))
+}
+
 impl View {
     /// Whether `words` (a command line, tool first) is one of this view's
     /// commands.
     pub fn is_for(&self, words: &[String]) -> bool {
-        let plain: Vec<&str> = words
-            .iter()
-            .map(String::as_str)
-            .filter(|w| !w.starts_with('-'))
-            .map(|w| w.rsplit('/').next().unwrap_or(w))
-            .collect();
+        let plain: Vec<&str> = plain_words(words).collect();
         self.commands.iter().any(|c| {
             let mut rest = plain.iter();
             c.split_whitespace().next() == plain.first().copied()

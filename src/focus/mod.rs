@@ -127,16 +127,43 @@ const SAMPLE_GIVE_UP: f64 = 0.9;
 /// is within 0.05 of the whole's. `pipeline::render_focused` asks before it
 /// copies the document for the view.
 pub fn may_save(doc: &Value, words: &[String], call: &Call) -> bool {
-    let Some(sample) = router::sampled(doc) else { return true };
-    let sample = sieve::sieve(sample);
-    let whole = router::routed_tokens(&crate::json::reduce(sample.clone(), call), call.encoding);
-    let (_, mut part) = part(&sample, words, call);
-    restore_signal(&sample, &mut part);
-    let body = router::routed_tokens(&crate::json::reduce(part, call), call.encoding);
-    if crate::debug::enabled() {
-        eprintln!("tokensieve: focus view on the sample: body {body} of {whole} tokens");
+    router::sampled(doc).is_none_or(|sample| {
+        let gate = SampleGate::new(sample, words, call);
+        gate.may_save(&None, call)
+    })
+}
+
+/// `may_save` in two halves, for a sample (`router::sampled`) made
+/// beforehand: `new` owns nothing of the document, so it can run beside
+/// the document's own rendering (`pipeline::render_focused`), whose router
+/// routes the same sample when it takes one; `may_save` then takes the
+/// whole rendering's count from it instead of routing it again.
+pub struct SampleGate {
+    /// The sample as the whole rendering's router sees it (reduced).
+    whole: Value,
+    /// The view's body's token count on the sample.
+    body: usize,
+}
+
+impl SampleGate {
+    pub fn new(sample: Value, words: &[String], call: &Call) -> SampleGate {
+        let sample = sieve::sieve(sample);
+        let whole = crate::json::reduce(sample.clone(), call);
+        let (_, mut part) = part(&sample, words, call);
+        restore_signal(&sample, &mut part);
+        let body = router::routed_tokens(&crate::json::reduce(part, call), call.encoding);
+        SampleGate { whole, body }
     }
-    body as f64 <= whole as f64 * SAMPLE_GIVE_UP
+
+    /// The verdict; `routed`: a sample the whole rendering's router already
+    /// counted (`router::route_within_sampled`).
+    pub fn may_save(&self, routed: &router::Sampled, call: &Call) -> bool {
+        let (whole, body) = (router::routed_tokens_known(&self.whole, routed, call.encoding), self.body);
+        if crate::debug::enabled() {
+            eprintln!("tokensieve: focus view on the sample: body {body} of {whole} tokens");
+        }
+        body as f64 <= whole as f64 * SAMPLE_GIVE_UP
+    }
 }
 
 /// `tokensieve show ID --jq 'PROGRAM'`, or what to set when the output was

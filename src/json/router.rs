@@ -88,19 +88,29 @@ pub fn route(value: &Value, enc: Encoding) -> Rendered {
 /// document's Outline stops being written as soon as it passes the cap
 /// (the view replaces it: no need to finish it).
 pub fn route_within(value: &Value, enc: Encoding, cap: Option<usize>) -> Option<Rendered> {
+    route_within_sampled(value, enc, cap).0
+}
+
+/// The sample a shape was picked on (`sampled`) and its winner's token
+/// count: what `routed_tokens` gives for that sample, already known.
+pub type Sampled = Option<(Value, usize)>;
+
+/// `route_within`, with the sample it picked the shape on, if it took one.
+pub fn route_within_sampled(value: &Value, enc: Encoding, cap: Option<usize>) -> (Option<Rendered>, Sampled) {
     let fits = |r: Rendered| crate::budget::fits(&r.text, cap).then_some(r);
     if let Some(sampled) = sampled(value) {
-        let (winner, nested) = smallest(tagged(&sampled), enc);
-        return match (cap, &winner.shape) {
+        let (tokens, (winner, nested)) = smallest_counted(tagged(&sampled), enc);
+        let rendered = match (cap, &winner.shape) {
             (Some(cap), Shape::Outline) => {
                 let tuning = if nested { NESTED } else { outline::Tuning::default() };
-                let text = outline::encode_within(value, tuning, cap)?;
-                Some(Rendered { text, shape: Shape::Outline })
+                outline::encode_within(value, tuning, cap)
+                    .map(|text| Rendered { text, shape: Shape::Outline })
             }
             _ => fits(encode_as(&winner.shape, nested, value)),
         };
+        return (rendered, Some((sampled, tokens)));
     }
-    fits(smallest(tagged(value), enc).0)
+    (fits(smallest(tagged(value), enc).0), None)
 }
 
 /// The sample the router picks `value`'s shape on, `None` when it takes
@@ -120,6 +130,29 @@ pub fn sampled(value: &Value) -> Option<Value> {
 /// whole `value` (no sample).
 pub fn routed_tokens(value: &Value, enc: Encoding) -> usize {
     smallest_counted(tagged(value), enc).0
+}
+
+/// `routed_tokens` of `value`, taken from `known` (a sample already routed,
+/// `route_within_sampled`) when that is the same tree, keys in the same
+/// order (serde_json's map equality ignores the order, the encodings do not).
+pub fn routed_tokens_known(value: &Value, known: &Sampled, enc: Encoding) -> usize {
+    match known {
+        Some((tree, tokens)) if same_tree(tree, value) => *tokens,
+        _ => routed_tokens(value, enc),
+    }
+}
+
+/// `a == b`, object keys compared in order.
+fn same_tree(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|((ka, va), (kb, vb))| ka == kb && same_tree(va, vb))
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same_tree(p, q))
+        }
+        _ => a == b,
+    }
 }
 
 /// A candidate this many times longer in bytes than the shortest one is not
@@ -178,5 +211,38 @@ fn sample(v: &Value) -> Value {
         Value::Object(m) => Value::Object(m.iter().map(|(k, x)| (k.clone(), sample(x))).collect()),
         Value::Array(a) => Value::Array(a.iter().take(SAMPLE_ITEMS).map(sample).collect()),
         other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_routed_sample_answers_for_the_same_tree_only() {
+        let enc = Encoding::Cl100k;
+        let recs: Vec<Value> =
+            (0..1000).map(|i| json!({"Id": format!("i-{i:08x}"), "State": "running", "Size": i})).collect();
+        let doc = json!({"Items": recs});
+        let (rendered, known) = route_within_sampled(&doc, enc, None);
+        assert_eq!(rendered.map(|r| r.text), route_within(&doc, enc, None).map(|r| r.text));
+        let (tree, tokens) = known.clone().expect("a sample past SAMPLE_ABOVE");
+        assert_eq!(tokens, routed_tokens(&tree, enc));
+        // Known: the count is taken, not made (a planted one shows it).
+        let planted = Some((tree.clone(), 7));
+        assert_eq!(routed_tokens_known(&tree, &planted, enc), 7);
+        // The same members in another order encode differently: counted.
+        let mut items = tree["Items"].as_array().unwrap().clone();
+        let first = items[0].as_object().unwrap();
+        let swapped: serde_json::Map<String, Value> =
+            first.iter().rev().map(|(k, v)| (k.clone(), v.clone())).collect();
+        items[0] = Value::Object(swapped);
+        let reordered = json!({"Items": items});
+        assert_eq!(reordered, tree, "serde_json's equality ignores the order");
+        assert_eq!(routed_tokens_known(&reordered, &planted, enc), routed_tokens(&reordered, enc));
+        // A small document is routed whole: no sample.
+        assert!(route_within_sampled(&json!({"a": 1}), enc, None).1.is_none());
     }
 }
