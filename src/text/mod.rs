@@ -718,6 +718,27 @@ mod tests {
     }
 
     #[test]
+    fn a_few_files_of_a_listing_keep_their_names_whole() {
+        let mut text = String::new();
+        for size in ["128", "512"] {
+            for i in 1..=5 {
+                text.push_str(&format!(
+                    "2026-11-27 11:58:20 {:>10} thumbs/{size}/u-1042/img_{i:02}.jpg\n",
+                    4000 + 97 * i
+                ));
+            }
+        }
+        text.push_str(&"2026-11-27 11:58:20          0 quarantine/.keep\n".repeat(3));
+        let hint = Hint { command: words("aws s3 ls s3://media --recursive"), exit_code: 0 };
+        let r = render(&text, Some(&hint), &Call::from(Settings::default())).unwrap();
+        for line in text.lines().take(10) {
+            assert!(r.text.lines().any(|l| l == line), "{line} lost:\n{}", r.text);
+        }
+        // lines that name no file of their own still fold
+        assert!(r.text.contains("quarantine/.keep (×3)"), "{}", r.text);
+    }
+
+    #[test]
     fn unclaimed_command_gets_generic_shape() {
         let hint = Hint { command: words("mytool run"), exit_code: 0 };
         let text = "same line here\n".repeat(40);
