@@ -702,14 +702,10 @@ mod tests {
         for key in ["u-1042/2026/04/img_09.jpg", "u-1042/2026/04/img_10.jpg", "u-2207/2026/04/img_01.jpg"] {
             assert!(out.contains(key), "{key} missing:\n{out}");
         }
-        // the values of the lines before the last, then the last as printed
-        assert!(
-            out.ends_with(
-                "2026-11-27 02:12:28       4162,4259,4356,4453 thumbs/128/u-1042/img_01,02,03,04.jpg (×4 similar)\n\
-                 2026-11-27 02:12:28       4550 thumbs/128/u-1042/img_05.jpg\n"
-            ),
-            "{out}"
-        );
+        // a few files, each its own name: every line as printed, never
+        // `img_01,02,03,04.jpg (×4 similar)`
+        let thumbs: String = text.lines().skip(21).map(|l| format!("{l}\n")).collect();
+        assert!(out.ends_with(&thumbs), "{out}");
         let mut keys: Vec<&str> = out.lines().map(|l| l.split_whitespace().nth(3).unwrap_or(l)).collect();
         let n = keys.len();
         keys.sort_unstable();
