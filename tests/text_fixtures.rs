@@ -140,11 +140,6 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[
         "not halved: jfr's event-count table reads as a document and passes whole",
     ),
     (
-        "unfiltered-heldout4/ms-print-massif",
-        "lost: the `Detailed snapshots: [..., 70 (peak)]` line and the peak tree's top line fall between the \
-         log summary's head (filled by the ASCII graph) and its tail; neither holds a keyword",
-    ),
-    (
         "unfiltered-heldout4/nstat-az",
         "not halved: a counter table of 396 lines reads as a document and passes whole",
     ),

@@ -312,6 +312,10 @@ pub(crate) fn render_run(run: &Run, src: &Source, out: &mut Vec<String>, shorten
             }
             None => out.extend(members.iter().map(|l| l.to_string())),
         }
+    } else if n <= FEW_FILES && names_files(&members) {
+        // a few files, each its own name (`img_01.jpg` … `img_05.jpg` of a
+        // bucket listing): a name is said whole, never as `img_01,02,03`
+        out.extend(members.iter().map(|l| show(l)));
     } else {
         let pieces = listable_pieces(&members);
         let hidden: usize = members[1..n - 1].iter().map(|l| l.len() + 1).sum();
@@ -330,6 +334,29 @@ pub(crate) fn render_run(run: &Run, src: &Source, out: &mut Vec<String>, shorten
             out.push(show(members[n - 1]));
         }
     }
+}
+
+/// A run of at most this many lines that each name their own file is shown
+/// whole.
+const FEW_FILES: usize = 12;
+
+/// Whether each of `lines` ends in a file's name (a last word with an
+/// extension or a `/`) and the names differ: a listing's rows.
+fn names_files(lines: &[&str]) -> bool {
+    fn name(l: &str) -> &str {
+        l.split_whitespace().next_back().unwrap_or("")
+    }
+    let file = |w: &str| {
+        w.contains('/')
+            || w.rsplit_once('.').is_some_and(|(stem, ext)| {
+                !stem.is_empty()
+                    && (1..=5).contains(&ext.len())
+                    && ext.bytes().all(|b| b.is_ascii_alphanumeric())
+                    && ext.bytes().any(|b| b.is_ascii_alphabetic())
+            })
+    };
+    let first = name(lines[0]);
+    file(first) && lines.iter().all(|l| file(name(l))) && lines[1..].iter().any(|l| name(l) != first)
 }
 
 /// Chars of hidden lines below which a run whose values cannot be listed
@@ -675,14 +702,10 @@ mod tests {
         for key in ["u-1042/2026/04/img_09.jpg", "u-1042/2026/04/img_10.jpg", "u-2207/2026/04/img_01.jpg"] {
             assert!(out.contains(key), "{key} missing:\n{out}");
         }
-        // the values of the lines before the last, then the last as printed
-        assert!(
-            out.ends_with(
-                "2026-11-27 02:12:28       4162,4259,4356,4453 thumbs/128/u-1042/img_01,02,03,04.jpg (×4 similar)\n\
-                 2026-11-27 02:12:28       4550 thumbs/128/u-1042/img_05.jpg\n"
-            ),
-            "{out}"
-        );
+        // a few files, each its own name: every line as printed, never
+        // `img_01,02,03,04.jpg (×4 similar)`
+        let thumbs: String = text.lines().skip(21).map(|l| format!("{l}\n")).collect();
+        assert!(out.ends_with(&thumbs), "{out}");
         let mut keys: Vec<&str> = out.lines().map(|l| l.split_whitespace().nth(3).unwrap_or(l)).collect();
         let n = keys.len();
         keys.sort_unstable();

@@ -718,6 +718,27 @@ mod tests {
     }
 
     #[test]
+    fn a_few_files_of_a_listing_keep_their_names_whole() {
+        let mut text = String::new();
+        for size in ["128", "512"] {
+            for i in 1..=5 {
+                text.push_str(&format!(
+                    "2026-11-27 11:58:20 {:>10} thumbs/{size}/u-1042/img_{i:02}.jpg\n",
+                    4000 + 97 * i
+                ));
+            }
+        }
+        text.push_str(&"2026-11-27 11:58:20          0 quarantine/.keep\n".repeat(3));
+        let hint = Hint { command: words("aws s3 ls s3://media --recursive"), exit_code: 0 };
+        let r = render(&text, Some(&hint), &Call::from(Settings::default())).unwrap();
+        for line in text.lines().take(10) {
+            assert!(r.text.lines().any(|l| l == line), "{line} lost:\n{}", r.text);
+        }
+        // lines that name no file of their own still fold
+        assert!(r.text.contains("quarantine/.keep (×3)"), "{}", r.text);
+    }
+
+    #[test]
     fn unclaimed_command_gets_generic_shape() {
         let hint = Hint { command: words("mytool run"), exit_code: 0 };
         let text = "same line here\n".repeat(40);
@@ -792,6 +813,22 @@ mod real_outputs {
             assert!(r.text.lines().any(|l| l == line), "{line} lost:\n{}", r.text);
         }
         assert!(r.text.len() < raw.len(), "{}", r.text);
+    }
+
+    #[test]
+    fn a_summary_tail_starts_where_its_section_does_and_drawings_are_no_events() {
+        let raw = local!("unfiltered-heldout4/ms-print-massif");
+        let r = run("ms_print massif.out", 0, raw);
+        assert!(r.text.contains("\ntail:\n"), "{}", r.text);
+        // the peak snapshot's tree whole, from its table row down
+        let peak = " 70      1,956,754        2,834,080        2,769,920        64,160            0\n97.74% (2,769,920B) (heap allocation functions) malloc/new/new[], --alloc-fns, etc.\n->58.71% (1,664,000B) 0x10918A: grow (alloc.c:9)\n";
+        assert!(r.text.contains(peak), "{}", r.text);
+        // a line seen once among the graph's rows, which are not events
+        assert!(
+            r.text.contains(" Detailed snapshots: [3, 6, 14, 21, 32, 38, 49, 59, 69, 70 (peak)]"),
+            "{}",
+            r.text
+        );
     }
 
     #[test]

@@ -53,6 +53,12 @@ pub fn render(src: &Source, items: &[Item]) -> String {
     let tail = match closing_section(lines) {
         Some(start) => tail.min(items.iter().position(|item| last_line(item) >= start).unwrap_or(tail)),
         None => tail,
+    };
+    // nor does it start inside a short section (the peak snapshot's tree
+    // under ms_print's last table row): it starts where the section does
+    let tail = match items.get(tail).map(first_line).and_then(|at| section_start(lines, at)) {
+        Some(start) => items.iter().position(|item| last_line(item) >= start).unwrap_or(tail),
+        None => tail,
     }
     .max(head);
     out.push("head:".into());
@@ -147,6 +153,24 @@ fn closing_section(lines: &[&str]) -> Option<usize> {
         .last()?;
     let start = (start..=last).find(|&k| !lines[k].trim().is_empty())?;
     (start > 0 && last - start < CLOSING && last > start).then_some(start)
+}
+
+/// A section the tail starts inside of is taken whole up to this many lines.
+const SECTION: usize = 12;
+
+/// Where the section holding line `at` starts, when `at` is not its first
+/// line and it starts at most `SECTION` lines before: sections are set apart
+/// by blank lines and rules (`-----`, `=====`).
+fn section_start(lines: &[&str], at: usize) -> Option<usize> {
+    let apart = |l: &str| {
+        let t = l.trim();
+        t.is_empty() || (t.len() >= 10 && t.bytes().all(|b| b == t.as_bytes()[0] && b.is_ascii_punctuation()))
+    };
+    if at == 0 || at >= lines.len() || apart(lines[at]) || apart(lines[at - 1]) {
+        return None;
+    }
+    let start = (0..at).rev().find(|&k| apart(lines[k])).map_or(0, |k| k + 1);
+    (at - start <= SECTION).then_some(start)
 }
 
 fn last_line(item: &Item) -> usize {
@@ -442,10 +466,13 @@ const RARE_SHARE: usize = 50;
 
 /// A line whose template says what happened (`Ready to accept
 /// connections`): not a JSON record, whose shape varies with its values,
-/// nor a long dump.
+/// nor a long dump, nor a row of a drawing (`|   :::@ ::  #:`, no word in it).
 fn is_event_line(line: &str) -> bool {
     let t = line.trim_start();
-    !t.is_empty() && !t.starts_with(['{', '[']) && line.len() <= 200
+    !t.is_empty()
+        && !t.starts_with(['{', '['])
+        && line.len() <= 200
+        && t.bytes().any(|b| b.is_ascii_alphabetic())
 }
 /// A line's template for rarity: its fields masked (`values::Values::Fields`)
 /// and its runs of blanks made one (columns padded to their values' width).
