@@ -48,6 +48,8 @@ fn every_fixture_counts_like_tiktoken() {
         for enc in [Encoding::Cl100k, Encoding::O200k] {
             let ours = auditor::count_bytes(enc, &bytes);
             assert_eq!(ours, expected(enc, &text), "{enc:?} on {}", f.display());
+            // From 32 KB on, counted in two halves on two threads.
+            assert_eq!(auditor::count_halves(enc, &text), ours, "{enc:?} in halves on {}", f.display());
         }
     }
 }
