@@ -37,6 +37,10 @@
 //!    interleaving and fails if the pair across would ever be the next merge;
 //!    a failed cut joins its chunks (and is checked again). Memory stays
 //!    ~2.5× the input, time linear (docs/performance.md, "Single-line inputs").
+//!    The memo is per thread; `count_bytes_shared` (the call's raw output,
+//!    counted on the handoff's side thread) leaves a copy that threads
+//!    starting later begin with, and `count_halves` counts a long text's
+//!    halves on two threads, cut where `Tally` cuts (the counts add up).
 //!
 //! `tests/auditor_exact.rs` compares with tiktoken-rs on every fixture and on
 //! random text; `pretokenize`'s tests compare pieces with fancy-regex on

@@ -21,8 +21,11 @@
 //!    → id and path) and puts `full output: tokensieve show ID  (file: PATH)` in
 //!    the call's `settings::Call` (`raw_note`, `raw_id`) for summaries to quote. While `pipeline::render`
 //!    works, a scoped side thread counts the raw bytes' tokens and opens the
-//!    history database (neither needs the rendering). `settle` counts tokens with
-//!    `auditor` (`src/auditor.rs`) and keeps the raw bytes unless the rendering
+//!    history database (neither needs the rendering); the count leaves its
+//!    piece memo to threads that count later (`auditor::count_bytes_shared`).
+//!    `settle` counts tokens with
+//!    `auditor` (`src/auditor.rs`; a long rendering in two halves on two
+//!    threads, `auditor::count_halves`) and keeps the raw bytes unless the rendering
 //!    is smaller, counting the receipt line an agent reads with it; if it is, `Store::put` keeps the raw bytes and the receipt gets
 //!    ` | raw: ID`. `emit` writes stdout, flushes, then the receipt on stderr:
 //!    the long line for a person, the short one when an agent marker is set

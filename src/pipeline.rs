@@ -1,5 +1,13 @@
 //! One captured stdout in, the text the agent should read out (or `None`:
 //! deliver the raw bytes). JSON goes through `json`, other text through `text`.
+//!
+//! A JSON document past the router's sample size and the focus size is
+//! rendered whole while the focus view's gate (`focus::SampleGate`) works
+//! on the sample on another thread (`render_beside_gate`); the gate takes
+//! the whole rendering's count of the sample from the rendering's router
+//! (`json::router::route_within_sampled`). Output identical to asking the
+//! gate first; the machine's second core does the gate (docs/performance.md,
+//! issue 23).
 
 use crate::auditor::Shape;
 use crate::budget;

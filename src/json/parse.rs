@@ -1,6 +1,8 @@
 //! Stage 2: scrubbed text to one `Value`. A single document, or NDJSON /
 //! concatenated documents (kubectl, docker `--format json`) as an array.
 //! Anything else is "not JSON" and the caller falls through to text handling.
+//! From 64 KB on, `check` (repeated keys, numbers as written) reads the text
+//! on a thread of its own while serde_json parses it.
 
 use std::borrow::Cow;
 use std::collections::HashSet;
