@@ -299,7 +299,8 @@ fn deliver_bytes(
     let plan_started = Instant::now();
     let planned = raw_store.plan(raw);
     let plan_took = plan_started.elapsed();
-    let call = with_plan(settings, planned.as_ref());
+    // `deliver`'s callers end the process after it.
+    let call = Call { ends_process: true, ..with_plan(settings, planned.as_ref()) };
     let settings = &call;
 
     // Counting the raw bytes and opening the history (file checks, locks,

@@ -96,6 +96,10 @@ fn render_json_sampled(
             (started.elapsed() - measured).as_millis()
         );
     }
+    if call.ends_process {
+        // Freed at exit, all at once (see `Call::ends_process`).
+        std::mem::forget(reduced);
+    }
     (out, sampled)
 }
 

@@ -149,6 +149,12 @@ pub struct Call<'a> {
     /// holds only head, tail and signal lines of an output too large to
     /// hold whole): line numbers and sizes then speak of the whole output.
     pub excerpt: Option<Excerpt>,
+    /// The process ends once this call is delivered (`handoff::deliver`,
+    /// whose callers are one-shot front ends): a parsed document's tree is
+    /// let go at the end of its rendering rather than freed node by node,
+    /// which the exit does at once (~4% of the main thread's instructions
+    /// on 200 KB of JSON). Not for callers that render many outputs.
+    pub ends_process: bool,
 }
 
 impl<'a> Call<'a> {
@@ -160,7 +166,7 @@ impl<'a> Call<'a> {
 
 impl<'a> From<std::borrow::Cow<'a, Settings>> for Call<'a> {
     fn from(settings: std::borrow::Cow<'a, Settings>) -> Call<'a> {
-        Call { settings, raw_note: None, raw_id: None, excerpt: None }
+        Call { settings, raw_note: None, raw_id: None, excerpt: None, ends_process: false }
     }
 }
 

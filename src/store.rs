@@ -575,7 +575,9 @@ fn holds(dir: &Dir, name: &str, raw: &[u8]) -> bool {
     if f.metadata().map(|m| m.len()).ok() != Some(raw.len() as u64) {
         return false;
     }
-    let mut buf = vec![0u8; raw.len().min(64 * 1024)];
+    // On the stack: a heap buffer this large made malloc consolidate every
+    // small block the rendering had freed (~0.1 ms on 200 KB of JSON).
+    let mut buf = [0u8; 16 * 1024];
     let mut at = 0;
     while at < raw.len() {
         let want = buf.len().min(raw.len() - at);

@@ -49,6 +49,15 @@ pub fn dedup(mut value: Value, mode: Dedup, epoch: Epoch) -> Value {
 
 /// Key name as compared by the deduper: `cluster_id` == `ClusterId`.
 fn norm_key(key: &str) -> String {
+    // Keys are nearly always ASCII: byte by byte is several times faster
+    // than the Unicode lowercase, and gives the same string.
+    if key.is_ascii() {
+        let mut out = String::with_capacity(key.len());
+        out.extend(
+            key.bytes().filter(|b| *b != b'_' && *b != b'-').map(|b| char::from(b.to_ascii_lowercase())),
+        );
+        return out;
+    }
     key.chars().filter(|c| *c != '_' && *c != '-').flat_map(char::to_lowercase).collect()
 }
 
@@ -206,6 +215,19 @@ pub fn iso_utc(ms: u64) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn keys_normalise_alike_in_ascii_and_beyond() {
+        assert_eq!(norm_key("Cluster_Id-X"), "clusteridx");
+        assert_eq!(norm_key("cluster_id"), norm_key("ClusterId"));
+        // The ASCII path and the Unicode one agree.
+        let unicode = |k: &str| -> String {
+            k.chars().filter(|c| *c != '_' && *c != '-').flat_map(char::to_lowercase).collect()
+        };
+        for k in ["VpcId", "vpc-id", "_A_b-C_", "", "ÜBER_Größe", "ǅungla-Key"] {
+            assert_eq!(norm_key(k), unicode(k), "{k}");
+        }
+    }
 
     #[test]
     fn seed_cluster_id_and_default_tags() {
