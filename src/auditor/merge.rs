@@ -44,6 +44,9 @@ pub const MEMO_MIN_TEXT: usize = 2048;
 struct ThreadMemo {
     vocab: *const Vocab,
     slots: Box<[Memo]>,
+    /// It holds a shared memo's pieces (`SEED`), or none was shared yet
+    /// when it was made (`SEEDS` tells when one is).
+    seeded: bool,
 }
 
 thread_local! {
@@ -67,18 +70,35 @@ pub fn share_memo(v: &Vocab) {
             && let Ok(mut seed) = SEED.lock()
         {
             *seed = Some((v as *const Vocab as usize, m.slots.clone()));
+            SEEDS.fetch_add(1, std::sync::atomic::Ordering::Release);
         }
     })
 }
 
+/// How many memos were shared (`share_memo`): a thread whose memo was made
+/// before the first takes the shared pieces in at its next count (`adopt`).
+static SEEDS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 /// A new memo for `v`: a copy of the shared one, or an empty one.
-fn new_memo(v: &Vocab) -> Box<[Memo]> {
+fn new_memo(v: &Vocab) -> ThreadMemo {
     let seeded = SEED.lock().ok().and_then(|seed| {
         seed.as_ref().filter(|(of, _)| *of == v as *const Vocab as usize).map(|(_, slots)| slots.clone())
     });
-    seeded.unwrap_or_else(|| {
-        vec![Memo { len: 0, count: 0, bytes: [0; MEMO_BYTES] }; MEMO_SLOTS].into_boxed_slice()
-    })
+    let empty = || vec![Memo { len: 0, count: 0, bytes: [0; MEMO_BYTES] }; MEMO_SLOTS].into_boxed_slice();
+    ThreadMemo { vocab: v, seeded: seeded.is_some(), slots: seeded.unwrap_or_else(empty) }
+}
+
+/// Fills the empty slots of a memo made before any was shared with the
+/// shared one's pieces (the slots it filled itself stay).
+fn adopt(memo: &mut ThreadMemo) {
+    memo.seeded = true;
+    let Ok(seed) = SEED.lock() else { return };
+    let Some((_, shared)) = seed.as_ref().filter(|(of, _)| *of == memo.vocab as usize) else { return };
+    for (mine, theirs) in memo.slots.iter_mut().zip(shared.iter()) {
+        if mine.len == 0 {
+            *mine = *theirs;
+        }
+    }
 }
 
 /// Runs `f` with a counter for `v`, using this thread's memo when `text_len`
@@ -90,8 +110,11 @@ pub fn with_counter<R>(v: &Vocab, text_len: usize, f: impl FnOnce(&mut Counter) 
     MEMO.with_borrow_mut(|slot| {
         let memo = match slot {
             Some(m) if std::ptr::eq(m.vocab, v) => m,
-            _ => slot.insert(ThreadMemo { vocab: v, slots: new_memo(v) }),
+            _ => slot.insert(new_memo(v)),
         };
+        if !memo.seeded && SEEDS.load(std::sync::atomic::Ordering::Acquire) > 0 {
+            adopt(memo);
+        }
         f(&mut Counter { v, memo: Some(&mut memo.slots) })
     })
 }
@@ -484,12 +507,46 @@ mod tests {
             std::thread::spawn(move || {
                 with_counter(v, MEMO_MIN_TEXT, |c| c.piece(piece));
                 share_memo(v);
-                std::thread::spawn(move || holds(&new_memo(v))).join().unwrap()
+                std::thread::spawn(move || holds(&new_memo(v).slots)).join().unwrap()
             })
             .join()
             .unwrap()
         });
         assert!(shared);
+    }
+
+    #[test]
+    fn a_memo_made_before_any_was_shared_takes_the_shared_pieces_in() {
+        let v = &vocab::CL100K;
+        const SHARED: &[u8] = b"ZorblaxQuantumWidgetKey";
+        let slot_of = |piece: &[u8]| (v.hash(piece) >> 32) as usize % MEMO_SLOTS;
+        let holds = |slots: &[Memo], piece: &[u8]| {
+            let m = &slots[slot_of(piece)];
+            &m.bytes[..m.len as usize] == piece
+        };
+        // A slot this thread filled itself, in the shared piece's slot.
+        let mine = Memo { len: 2, count: 1, bytes: [b'q'; MEMO_BYTES] };
+        // Another test's delivery may share its own memo in between: a few tries.
+        let adopted = (0..5).any(|_| {
+            std::thread::spawn(move || {
+                with_counter(v, MEMO_MIN_TEXT, |c| c.piece(SHARED));
+                share_memo(v);
+            })
+            .join()
+            .unwrap();
+            let mut memo = ThreadMemo {
+                vocab: v,
+                slots: vec![Memo { len: 0, count: 0, bytes: [0; MEMO_BYTES] }; MEMO_SLOTS].into_boxed_slice(),
+                seeded: false,
+            };
+            let other = (slot_of(SHARED) + 1) % MEMO_SLOTS;
+            memo.slots[other] = mine;
+            adopt(&mut memo);
+            assert!(memo.seeded);
+            assert_eq!(memo.slots[other].bytes, mine.bytes, "its own slot stays");
+            holds(&memo.slots, SHARED)
+        });
+        assert!(adopted);
     }
 
     #[test]
