@@ -39,7 +39,8 @@
 //!    ~2.5× the input, time linear (docs/performance.md, "Single-line inputs").
 //!    The memo is per thread; `count_bytes_shared` (the call's raw output,
 //!    counted on the handoff's side thread) leaves a copy that threads
-//!    starting later begin with, and `count_halves` counts a long text's
+//!    starting later begin with (one already counting takes its pieces into
+//!    its empty slots), and `count_halves` counts a long text's
 //!    halves on two threads, cut where `Tally` cuts (the counts add up).
 //!
 //! `tests/auditor_exact.rs` compares with tiktoken-rs on every fixture and on
