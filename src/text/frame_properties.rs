@@ -247,6 +247,72 @@ proptest! {
     }
 }
 
+/// A server hitting the same bug on every request: one stack, printed
+/// `repeats` times among access lines, each time with its own value in the
+/// exception. Through the generic path the stack's frames are said once
+/// (`same trace as L…`) and every exception line stays as printed.
+fn repeated(lang: Lang, frames: &[Frame], repeats: usize, noise: usize) -> (String, Vec<String>) {
+    let body: String = frames.iter().flat_map(|f| f.0.iter()).map(|l| format!("{l}\n")).collect();
+    let mut text = String::new();
+    let mut exceptions = Vec::new();
+    for r in 0..repeats {
+        for i in 0..noise {
+            text.push_str(&format!(
+                "127.0.0.1 - - [27/Nov/2026:05:33:{:02}] \"GET /ok/{i} HTTP/1.1\" 200 17\n",
+                i % 60
+            ));
+        }
+        let exception = match lang {
+            Lang::Python => {
+                let e = format!("KeyError: 'SKU-{r:03}'");
+                text.push_str(&format!("Traceback (most recent call last):\n{body}{e}\n"));
+                e
+            }
+            Lang::Node => {
+                let e = format!("TypeError: Cannot read properties of undefined (reading 'sku{r}')");
+                text.push_str(&format!("{e}\n{body}"));
+                e
+            }
+            _ => {
+                let e = format!("java.lang.IllegalStateException: no price for 'SKU-{r:03}'");
+                text.push_str(&format!("{e}\n{body}\t... 3 more\n"));
+                e
+            }
+        };
+        exceptions.push(exception);
+        text.push_str(&format!(
+            "127.0.0.1 - - [27/Nov/2026:05:33:59] \"GET /price/SKU-{r:03} HTTP/1.1\" 500 0\n"
+        ));
+    }
+    (text, exceptions)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    #[test]
+    fn a_repeated_stack_is_said_once_and_each_exception_stays(
+        (lang, frames) in stack().prop_filter("a language whose stacks the generic path reads", |(l, _)| matches!(l, Lang::Python | Lang::Node | Lang::Jvm)),
+        repeats in 2usize..8,
+        noise in 0usize..30,
+    ) {
+        let (raw, exceptions) = repeated(lang, &frames, repeats, noise);
+        let settings = crate::settings::Call { raw_id: Some("abc123".into()), ..Settings::default().into() };
+        let hint = Hint { command: vec!["./server".to_string()], exit_code: 1 };
+        let rendered = render(&raw, Some(&hint), &settings).expect("a rendering");
+        let got: Vec<&str> = rendered.text.lines().collect();
+        for e in &exceptions {
+            prop_assert!(got.iter().any(|l| l.ends_with(e.as_str())), "{e} lost:\n{}", rendered.text);
+        }
+        let want = expected(&frames);
+        let shown = got.windows(want.len()).filter(|w| w.iter().zip(&want).all(|(g, w)| g.ends_with(w.as_str()))).count();
+        // a trace of fewer than three lines is shown whole every time
+        let lines = want.len() + if matches!(lang, Lang::Node) { 1 } else { 2 };
+        let once = if lines >= 3 { 1 } else { repeats };
+        prop_assert_eq!(shown, once, "the frames:\n{}\ngot:\n{}", want.join("\n"), rendered.text);
+        prop_assert!(lines < 3 || rendered.text.contains("same trace as L"), "{}", rendered.text);
+    }
+}
+
 /// JUnit 5's console launcher, captured here (fixtures/text/local/tests,
 /// repro/tests.sh): its bare frames fold like every stack's, each user
 /// frame stays as printed, and the output shrinks by more than half.
