@@ -141,15 +141,19 @@ const CLOSING: usize = 40;
 /// aside) all open with the same word, one with a letter in it (`Average:`),
 /// and the line before them does not, within `CLOSING` lines of the end.
 fn closing_section(lines: &[&str]) -> Option<usize> {
-    let opening = |l: &str| l.split_whitespace().next().map(str::to_owned);
+    fn opening(l: &str) -> Option<&str> {
+        l.split_whitespace().next()
+    }
     let last = lines.iter().rposition(|l| !l.trim().is_empty())?;
     let word = opening(lines[last])?;
     if !word.bytes().any(|b| b.is_ascii_alphabetic()) {
         return None;
     }
+    // a walk of more than `CLOSING` lines finds no closing section: stop there
     let start = (0..=last)
         .rev()
-        .take_while(|&k| lines[k].trim().is_empty() || opening(lines[k]).as_deref() == Some(word.as_str()))
+        .take(CLOSING + 1)
+        .take_while(|&k| lines[k].trim().is_empty() || opening(lines[k]) == Some(word))
         .last()?;
     let start = (start..=last).find(|&k| !lines[k].trim().is_empty())?;
     (start > 0 && last - start < CLOSING && last > start).then_some(start)
@@ -206,8 +210,8 @@ fn table_top(lines: &[&str]) -> Option<usize> {
 
 /// Lines the middle would otherwise lose that tell a log's story: the first
 /// of each rare template (a start, a shutdown, a warning banner, a reset
-/// among acks) while there are few of them, and slow statements (`duration: N ms` well above
-/// the log's own median).
+/// among acks) while there are few of them, and slow statements
+/// (`duration: N ms` well above the log's own median).
 fn outliers(
     src: &Source,
     items: &[Item],
