@@ -415,13 +415,15 @@ fn findings(tool: &str, lines: &[&str], ledger: &Ledger, places: bool) -> (Vec<F
     // does not mark (a checker's findings without a problem word:
     // `pkg/a.py:12: unused variable 'x'`), in line order
     let mut marked: Vec<(usize, Kind)> = ledger.entries.iter().map(|e| (e.line, e.kind)).collect();
-    let in_ledger: std::collections::HashSet<usize> = marked.iter().map(|m| m.0).collect();
-    marked.extend(
-        (0..lines.len())
-            .filter(|k| places && !in_ledger.contains(k) && crate::lines::places::is_finding(lines[*k]))
-            .map(|k| (k, Kind::Diagnostic)),
-    );
-    marked.sort_by_key(|m| m.0);
+    if places {
+        let in_ledger: std::collections::HashSet<usize> = marked.iter().map(|m| m.0).collect();
+        marked.extend(
+            (0..lines.len())
+                .filter(|k| !in_ledger.contains(k) && crate::lines::places::is_finding(lines[*k]))
+                .map(|k| (k, Kind::Diagnostic)),
+        );
+        marked.sort_by_key(|m| m.0);
+    }
     for (i, &(at_line, ekind)) in marked.iter().enumerate() {
         let Some(&line) = lines.get(at_line) else { continue };
         if is_summary(ekind, line) {

@@ -269,12 +269,12 @@ fn derivable(doc: &Value, keep: &HashSet<GPath>) -> HashSet<GPath> {
         for (p, s) in &fields {
             let inside =
                 fields.iter().any(|(q, t)| q != p && t.len() >= 4 && t.len() < s.len() && s.contains(t));
-            if !seen.contains_key(p) {
-                seen.insert(p.clone(), (0, 0));
-            }
-            if let Some(e) = seen.get_mut(p) {
-                e.0 += 1;
-                e.1 += usize::from(inside);
+            // the path is copied only the first time it is seen
+            match seen.get_mut(p) {
+                Some(e) => *e = (e.0 + 1, e.1 + usize::from(inside)),
+                None => {
+                    seen.insert(p.clone(), (1, usize::from(inside)));
+                }
             }
         }
     });

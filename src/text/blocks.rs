@@ -18,6 +18,7 @@ use once_cell::sync::Lazy;
 use regex::Regex;
 
 use crate::lines::frames::{self, Frame, Piece, Step};
+use crate::text::guard::Source;
 use crate::text::ledger;
 use crate::values::{Values, mask};
 
@@ -80,21 +81,27 @@ impl Shown {
 }
 
 impl Trace {
-    /// The trace's lines, a repeat's first one ours (`same trace as L12`,
-    /// `…, except:` above the lines that differ); `line_no` numbers lines
-    /// as the agent's `show --lines` does.
-    pub fn into_lines(self, line_no: impl Fn(usize) -> usize) -> Vec<String> {
+    /// The trace's lines: a repeat's first one is ours, `opening` followed by
+    /// `same trace as L12` (`…, except:` above the lines that differ) and
+    /// `closing`; `line_no` numbers lines as the agent's `show --lines` does.
+    pub fn lines(self, line_no: impl Fn(usize) -> usize, opening: &str, closing: &str) -> Vec<String> {
         match self {
             Trace::New(body) => body,
-            Trace::Again { first, differ } if differ.is_empty() => {
-                vec![format!("(same trace as L{})", line_no(first))]
-            }
             Trace::Again { first, differ } => {
-                let mut out = vec![format!("(same trace as L{}, except:)", line_no(first))];
+                let except = if differ.is_empty() { "" } else { ", except:" };
+                let mut out = vec![format!("{opening}same trace as L{}{except}{closing}", line_no(first))];
                 out.extend(differ);
                 out
             }
         }
+    }
+}
+
+impl Shown {
+    /// `b` as a rendering of `src` shows it: whole, or a repeat as
+    /// `(same trace as L12[, except:])` and its lines that differ.
+    pub fn show(&mut self, b: &Block, src: &Source) -> Vec<String> {
+        self.see(b, &src.cleaned).lines(|i| src.line_no(i), "(", ")")
     }
 }
 
@@ -272,7 +279,7 @@ mod tests {
         let lines: Vec<&str> = text.lines().collect();
         let mut shown = Shown::default();
         let out: Vec<Vec<String>> =
-            find(&lines).iter().map(|b| shown.see(b, &lines).into_lines(|i| i + 1)).collect();
+            find(&lines).iter().map(|b| shown.see(b, &lines).lines(|i| i + 1, "(", ")")).collect();
         assert_eq!(out.len(), 4);
         assert_eq!(out[0].len(), 6, "{out:?}");
         assert_eq!(out[1], ["(same trace as L1, except:)", "KeyError: 'SKU-063'"]);

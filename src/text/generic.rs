@@ -431,7 +431,7 @@ pub(crate) fn render_item(
 ) {
     match item {
         Item::Run(r) => render_run(r, src, out, shorten, last),
-        Item::Block(b) => out.extend(shown.see(b, &src.cleaned).into_lines(|i| src.line_no(i))),
+        Item::Block(b) => out.extend(shown.show(b, src)),
     }
 }
 
@@ -448,7 +448,7 @@ fn document(src: &Source, blocks: &[Block]) -> Vec<String> {
     let mut i = 0;
     while i < lines.len() {
         if let Some(b) = next_block.next_if(|b| b.start == i) {
-            out.extend(shown.see(b, lines).into_lines(|i| src.line_no(i)));
+            out.extend(shown.show(b, src));
             i = b.end;
             continue;
         }

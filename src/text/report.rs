@@ -34,6 +34,7 @@
 
 use once_cell::sync::Lazy;
 
+use crate::lines::places::is_finding;
 use crate::text::ascii_regex;
 use crate::text::blocks::Block;
 use crate::text::context;
@@ -58,8 +59,6 @@ static RULE: Lazy<regex::bytes::Regex> =
 static HUNK: Lazy<regex::bytes::Regex> = Lazy::new(|| {
     ascii_regex(r"^(?:@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@|Diff in \S+:\d+:$)").expect("valid hunk regex")
 });
-
-use crate::lines::places::is_finding;
 
 /// A caret/tilde line (`    ^~~~`, `~~^~~`), as `generic` drops in logs.
 fn is_marker(line: &str) -> bool {
@@ -285,7 +284,7 @@ fn emit(
     let mut i = 0;
     while i < n {
         if let Some(k) = in_block[i] {
-            out.extend(traces.see(&blocks[k], lines).into_lines(|i| src.line_no(i)));
+            out.extend(traces.show(&blocks[k], src));
             i = blocks[k].end;
             continue;
         }

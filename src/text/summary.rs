@@ -249,25 +249,11 @@ fn outliers(
         .collect();
     let once: Vec<usize> = candidates.iter().filter(|c| c.1 == 1).map(|c| c.0).collect();
     if once.len() <= MAX_RARE {
-        let mut templates: HashMap<String, usize> = HashMap::new();
-        for item in items {
-            if let Item::Run(r) = item {
-                *templates.entry(template(lines[r.first()])).or_insert(0) += r.members.len();
-            }
-        }
-        let total: usize = templates.values().sum();
-        let mut firsts: HashMap<String, usize> = HashMap::new();
-        for &(i, _) in &candidates {
-            firsts.entry(template(lines[i])).or_insert(i);
-        }
         let mut chosen = once;
-        for times in 2..=total / RARE_SHARE {
-            let tier: Vec<usize> =
-                firsts.iter().filter(|(t, _)| templates[*t] == times).map(|(_, &i)| i).collect();
-            if chosen.len() + tier.len() > MAX_RARE {
-                break;
-            }
-            chosen.extend(tier);
+        let total: usize = seen.values().sum();
+        // templates seen twice and more can be rare only in a long enough log
+        if total / RARE_SHARE >= 2 {
+            chosen.extend(rare_tiers(lines, items, &candidates, total / RARE_SHARE, MAX_RARE - chosen.len()));
         }
         chosen.sort_unstable();
         chosen.dedup();
@@ -463,6 +449,43 @@ fn largest_rows(lines: &[&str], items: &[Item], among: Vec<usize>) -> Vec<usize>
     out
 }
 
+/// The first lines (among `candidates`) of the templates seen twice, three
+/// times... up to `most` times, tier by tier while they stay within `room`.
+fn rare_tiers(
+    lines: &[&str],
+    items: &[Item],
+    candidates: &[(usize, usize)],
+    most: usize,
+    room: usize,
+) -> Vec<usize> {
+    let mut templates: HashMap<String, usize> = HashMap::new();
+    for item in items {
+        if let Item::Run(r) = item {
+            *templates.entry(template(lines[r.first()])).or_insert(0) += r.members.len();
+        }
+    }
+    let mut firsts: HashMap<String, usize> = HashMap::new();
+    for &(i, _) in candidates {
+        firsts.entry(template(lines[i])).or_insert(i);
+    }
+    // each template's first line, by how many times the template is seen
+    let mut tiers: std::collections::BTreeMap<usize, Vec<usize>> = std::collections::BTreeMap::new();
+    for (t, i) in firsts {
+        let times = templates[&t];
+        if (2..=most).contains(&times) {
+            tiers.entry(times).or_default().push(i);
+        }
+    }
+    let mut out = Vec::new();
+    for tier in tiers.into_values() {
+        if out.len() + tier.len() > room {
+            break;
+        }
+        out.extend(tier);
+    }
+    out
+}
+
 /// At most this many lines of rare templates are shown.
 const MAX_RARE: usize = 15;
 /// A template is rare while it makes at most one line in this many.
@@ -542,20 +565,13 @@ fn signal_lines(
             shown.push((at, vec![format!("L{}: {}", src.line_no(at), cut(lines[at]))]));
         }
         if let Item::Block(b) = item {
-            let at = src.line_no(b.start);
+            let at = format!("L{}: ", src.line_no(b.start));
             let body = match traces.see(b, lines) {
                 Trace::New(mut body) => {
-                    body[0] = format!("L{at}: {}", body[0]);
+                    body[0].insert_str(0, &at);
                     body
                 }
-                Trace::Again { first, differ } if differ.is_empty() => {
-                    vec![format!("L{at}: same trace as L{}", src.line_no(first))]
-                }
-                Trace::Again { first, differ } => {
-                    let mut body = vec![format!("L{at}: same trace as L{}, except:", src.line_no(first))];
-                    body.extend(differ);
-                    body
-                }
+                again => again.lines(|i| src.line_no(i), &at, ""),
             };
             shown.push((b.start, body));
         }
