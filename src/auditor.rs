@@ -50,6 +50,7 @@
 //! `benches/stages.rs` (divan, feature `bench`) and `scripts/bench.sh`.
 
 mod hash;
+mod lines;
 mod merge;
 mod pretokenize;
 mod vocab;
@@ -98,16 +99,33 @@ pub fn warm(enc: Encoding) {
 }
 
 /// Exact token count of `text`.
+///
+/// From `LINES_FROM` bytes on, a line that repeats word for word is counted
+/// once: the text is cut at its clean points (see `Tally`: the counts of the
+/// parts add up to the whole's), and a part seen before costs one lookup
+/// instead of its pieces. Tool output repeats whole lines (awscli's indented
+/// JSON: 157 of 205 KB of a `describe-images` are lines printed before);
+/// where few lines repeat (logs, our renderings) the lookups stop.
 pub fn count(enc: Encoding, text: &str) -> usize {
     merge::with_counter(enc.vocab(), text.len(), |counter| {
-        let mut total = 0;
-        match enc {
-            Encoding::Cl100k => pretokenize::split_cl100k(text, |p| total += counter.piece(p)),
-            Encoding::O200k => pretokenize::split_o200k(text, |p| total += counter.piece(p)),
+        let mut pieces = |part: &str| {
+            let mut total = 0;
+            match enc {
+                Encoding::Cl100k => pretokenize::split_cl100k(part, |p| total += counter.piece(p)),
+                Encoding::O200k => pretokenize::split_o200k(part, |p| total += counter.piece(p)),
+            }
+            total
+        };
+        if text.len() < LINES_FROM {
+            return pieces(text);
         }
-        total
+        let mut seen = lines::Seen::default();
+        lines::clean_parts(text).map(|part| seen.count(part, &mut pieces)).sum()
     })
 }
+
+/// See `count`.
+const LINES_FROM: usize = 4096;
 
 /// Exact token count of raw bytes; invalid UTF-8 is counted as U+FFFD, as
 /// tiktoken-based counters do.
@@ -132,10 +150,8 @@ pub fn count_halves(enc: Encoding, text: &str) -> usize {
         .flatten();
     let Some(at) = cut else { return count(enc, text) };
     let (head, tail) = text.split_at(at);
-    std::thread::scope(|s| {
-        let tail = s.spawn(|| count(enc, tail));
-        count(enc, head) + tail.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-    })
+    let (tail, head) = crate::threads::beside(|| count(enc, tail), || count(enc, head));
+    head + tail.unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
 /// See `count_halves`.
@@ -227,6 +243,11 @@ impl Tally {
 fn splits_cleanly(rest: &[u8]) -> bool {
     let blanks = rest.iter().take_while(|&&b| matches!(b, b' ' | b'\t' | 0x0b | 0x0c)).count();
     let after = &rest[blanks..];
+    // ASCII, the usual case: of `\s`, only `\n` and `\r` are left.
+    match after.first() {
+        Some(&b) if b.is_ascii() => return !matches!(b, b'\n' | b'\r') && (b != b'/' || blanks > 0),
+        _ => {}
+    }
     let end = after.len().min(4);
     let first = match std::str::from_utf8(&after[..end]) {
         Ok(s) => s.chars().next(),

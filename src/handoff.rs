@@ -316,12 +316,9 @@ fn deliver_bytes(
         let opened = Instant::now();
         (original, open_history(record, home), opened.elapsed())
     };
-    let (original, (rendered, result), (history, open_took)) = std::thread::scope(|s| {
-        let side = s.spawn(side_work);
-        let rendered = pipeline::render_routed(route, hint, settings);
-        let (original, history, open_took) = side.join().unwrap_or_else(|_| side_work());
-        (original, rendered, (history, open_took))
-    });
+    let (side, (rendered, result)) =
+        crate::threads::beside(side_work, || pipeline::render_routed(route, hint, settings));
+    let (original, history, open_took) = side.unwrap_or_else(|_| side_work());
     let planned_id = planned.as_ref().map(|obj| obj.id.as_str());
     let (mut out, mut receipt) = settle_counted(raw, original, rendered, settings, planned_id);
     let store_started = Instant::now();
@@ -463,11 +460,9 @@ fn deliver_excerpt(
         let opened = Instant::now();
         (open_history(record, home), opened.elapsed())
     };
-    let ((rendered, result), (history, open_took)) = std::thread::scope(|s| {
-        let side = s.spawn(open_side);
-        let rendered = pipeline::render_typed(text.as_bytes(), hint, settings);
-        (rendered, side.join().unwrap_or_else(|_| open_side()))
-    });
+    let (side, (rendered, result)) =
+        crate::threads::beside(open_side, || pipeline::render_typed(text.as_bytes(), hint, settings));
+    let (history, open_took) = side.unwrap_or_else(|_| open_side());
     let (mut out, shape) = match rendered {
         Some(r) => (r.text, r.shape),
         None => (crate::lines::cleaned(text), Shape::Text("excerpt".into())),

@@ -26,6 +26,7 @@ pub mod share;
 pub mod shim;
 pub mod store;
 pub mod text;
+pub mod threads;
 pub mod transcript;
 pub mod typed;
 pub mod untrusted;

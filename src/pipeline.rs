@@ -104,10 +104,7 @@ fn render_json_sampled(
             (started.elapsed() - measured).as_millis()
         );
     }
-    if call.ends_process {
-        // Freed at exit, all at once (see `Call::ends_process`).
-        std::mem::forget(reduced);
-    }
+    call.let_go(reduced);
     (out, sampled)
 }
 
@@ -175,15 +172,16 @@ fn render_beside_gate(value: serde_json::Value, text: &str, words: &[String], ca
         // No sample: the gate cannot tell, the view is tried.
         return Gated::ForView(value.clone(), render_json(value, raw, call));
     };
-    let (gate, (full, routed)) = std::thread::scope(|s| {
-        let gate = s.spawn(|| crate::focus::SampleGate::new(sample, words, call));
-        let full = render_json_sampled(value, raw, call);
-        (gate.join(), full)
-    });
+    let (gate, (full, routed)) = crate::threads::beside(
+        || crate::focus::SampleGate::new(sample, words, call),
+        || render_json_sampled(value, raw, call),
+    );
     // A panic of the gate's: as if it had happened here, for the
     // delivery's guard.
     let gate = gate.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-    if !gate.may_save(&routed, call) {
+    let may_save = gate.may_save(&routed, call);
+    call.let_go((gate, routed));
+    if !may_save {
         return Gated::Whole(full);
     }
     match json::parse::parse_text(text) {

@@ -162,6 +162,15 @@ impl<'a> Call<'a> {
     pub fn new(settings: &'a Settings) -> Call<'a> {
         Call::from(std::borrow::Cow::Borrowed(settings))
     }
+
+    /// Drops `tree` (a document's, or anything else this large), or when
+    /// the process `ends_process` after this call, lets it go unfreed.
+    pub fn let_go<T>(&self, tree: T) {
+        match self.ends_process {
+            true => std::mem::forget(tree),
+            false => drop(tree),
+        }
+    }
 }
 
 impl<'a> From<std::borrow::Cow<'a, Settings>> for Call<'a> {

@@ -153,6 +153,28 @@ proptest! {
         }
     }
 
+    /// Past 4 KB `count` counts a line that repeats once: random lines of
+    /// the tricky characters (newlines, blanks, slashes among them), drawn
+    /// again and again until the text is long enough.
+    #[test]
+    fn repeated_random_lines_count_like_tiktoken(
+        lines in prop::collection::vec(prop::collection::vec(0usize..1000, 0..24), 1..10),
+        order in prop::collection::vec(0usize..10, 1..80),
+    ) {
+        let a = alphabet();
+        let lines: Vec<String> = lines.iter().map(|l| l.iter().map(|i| a[i % a.len()]).collect()).collect();
+        let mut text = String::new();
+        while text.len() < 5000 {
+            for i in &order {
+                text.push_str(&lines[i % lines.len()]);
+                text.push('\n');
+            }
+        }
+        for enc in [Encoding::Cl100k, Encoding::O200k] {
+            prop_assert_eq!(auditor::count(enc, &text), expected(enc, &text), "{:?} on {:?}", enc, text);
+        }
+    }
+
     #[test]
     fn random_unicode_counts_like_tiktoken(text in "\\PC{0,40}") {
         for enc in [Encoding::Cl100k, Encoding::O200k] {

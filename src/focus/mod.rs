@@ -151,7 +151,9 @@ impl SampleGate {
         let whole = crate::json::reduce(sample.clone(), call);
         let (_, mut part) = part(&sample, words, call);
         restore_signal(&sample, &mut part);
-        let body = router::routed_tokens(&crate::json::reduce(part, call), call.encoding);
+        let part = crate::json::reduce(part, call);
+        let body = router::routed_tokens(&part, call.encoding);
+        call.let_go((sample, part));
         SampleGate { whole, body }
     }
 

@@ -102,19 +102,20 @@ pub(super) fn deliver_stored(
 
     let record = edge.records();
     let (released, gate) = mpsc::channel();
-    let (documents, side) = std::thread::scope(|s| {
-        let side = s.spawn(move || read(raw, settings.encoding, settings.budget, (home, record), released));
-        let documents = std::fs::File::open(&obj.path).ok().and_then(|file| {
-            json::parse::documents_from(Gated {
-                inner: file,
-                read: 0,
-                wait_at: len / 4 * 3,
-                gate: Some(gate),
+    let (side, documents) = crate::threads::beside(
+        move || read(raw, settings.encoding, settings.budget, (home, record), released),
+        || {
+            std::fs::File::open(&obj.path).ok().and_then(|file| {
+                json::parse::documents_from(Gated {
+                    inner: file,
+                    read: 0,
+                    wait_at: len / 4 * 3,
+                    gate: Some(gate),
+                })
             })
-        });
-        let side = side.join().ok();
-        (documents, side)
-    });
+        },
+    );
+    let side = side.ok();
     let (Some(documents), Some(side)) = (documents, side) else { return ordinary(reread()) };
     let rendered = json::parse::finish(documents, &side.checked).map(|value| {
         let source = Source::File { path: &obj.path, len, head: &side.head };

@@ -30,12 +30,8 @@ pub fn parse_text(text: &str) -> Option<Value> {
         return finish(values, &check(text.as_bytes()));
     }
     // `check` reads the text apart from the parser: on the other core.
-    let (values, checked) = std::thread::scope(|s| {
-        let checked = s.spawn(|| check(text.as_bytes()));
-        let values = read();
-        (values, checked.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-    });
-    finish(values?, &checked)
+    let (checked, values) = crate::threads::beside(|| check(text.as_bytes()), read);
+    finish(values?, &checked.unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
 }
 
 /// From this size on `parse_text` runs `check` on a thread of its own

@@ -248,12 +248,15 @@ pub fn prepare(doc: &Value, slurped: bool, call: &Call) -> Prep {
     head.push("# outline: path types count [items= distinct= min= max= top=]".into());
     // The outline and the cut arrays read the same document: side by side.
     let room = (budget as f64 * OUTLINE_SHARE) as usize;
-    let ((outline, floor), found) = std::thread::scope(|s| {
-        let outline = s.spawn(|| outline_lines(doc, room));
-        let mut found = Vec::new();
-        cuts(doc, &mut Vec::new(), &mut found);
-        (outline.join().unwrap_or_else(|_| outline_lines(doc, room)), found)
-    });
+    let (outline, found) = crate::threads::beside(
+        || outline_lines(doc, room),
+        || {
+            let mut found = Vec::new();
+            cuts(doc, &mut Vec::new(), &mut found);
+            found
+        },
+    );
+    let (outline, floor) = outline.unwrap_or_else(|_| outline_lines(doc, room));
     head.extend(outline);
     let certain = floor > budget;
     Prep { head, cuts: found, slurped, certain }
