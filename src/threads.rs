@@ -32,7 +32,7 @@ mod tests {
 
     #[test]
     fn both_results_and_borrows() {
-        let words = vec!["a".to_string(), "bc".to_string()];
+        let words = ["a".to_string(), "bc".to_string()];
         let (a, b) = beside(|| words.iter().map(String::len).sum::<usize>(), || words.len());
         assert_eq!((a.unwrap(), b), (3, 2));
     }
