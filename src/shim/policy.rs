@@ -176,11 +176,16 @@ pub fn is_live(tool: &str, args: &[OsString]) -> bool {
 }
 
 /// A long flag whose value names where or how results are written
-/// (`--reporter`, `--format`, `--logger`, `--output`): its value is never a
-/// subcommand, even one that reads like `console`.
+/// (`--reporters`, `--format`, `--logger`, `--output`, `--output-format`):
+/// its value is never a subcommand, even one that reads like `console`.
+/// Its last word decides: `--log-http` and `--login` take no value, and the
+/// word after them may be one (`gcloud --log-http cloud-shell ssh`).
 fn picks_output(arg: &str) -> bool {
+    const LAST_WORDS: &[&str] =
+        &["report", "reporter", "reporters", "format", "formatter", "logger", "output"];
     arg.strip_prefix("--")
-        .is_some_and(|name| ["report", "format", "log", "output"].iter().any(|w| name.contains(w)))
+        .and_then(|name| name.rsplit('-').next())
+        .is_some_and(|last| LAST_WORDS.contains(&last))
 }
 
 /// `-it`, `-f`: one dash, then only letters.
@@ -262,6 +267,10 @@ mod tests {
         assert!(!live("jscpd", "--min-lines 4 --reporters console src"));
         assert!(!live("dotnet", "test --logger console"));
         assert!(!live("eslint", "--format console ."));
+        assert!(!live("eslint", "--output-format console ."));
+        // a flag that merely mentions logs or output takes no value here
+        assert!(live("gcloud", "--log-http cloud-shell ssh"));
+        assert!(live("rails", "--login console"));
         assert!(live("rails", "console"));
         assert!(live("heroku", "run --app shop console"));
     }
