@@ -111,6 +111,13 @@ pub fn warm(enc: Encoding) {
 /// JSON: 157 of 205 KB of a `describe-images` are lines printed before);
 /// where few lines repeat (logs, our renderings) the lookups stop.
 pub fn count(enc: Encoding, text: &str) -> usize {
+    count_within(enc, text, usize::MAX).expect("every count is within usize::MAX")
+}
+
+/// `count(enc, text)` when it is at most `limit`, else `None`; past
+/// `LINES_FROM` bytes it stops at the first part that takes it over (the
+/// router needs the exact count of the smallest candidate only).
+pub fn count_within(enc: Encoding, text: &str, limit: usize) -> Option<usize> {
     merge::with_counter(enc.vocab(), text.len(), |counter| {
         let mut pieces = |part: &str| {
             let mut total = 0;
@@ -121,10 +128,11 @@ pub fn count(enc: Encoding, text: &str) -> usize {
             total
         };
         if text.len() < LINES_FROM {
-            return pieces(text);
+            return Some(pieces(text)).filter(|&n| n <= limit);
         }
         let mut seen = lines::Seen::default();
-        lines::clean_parts(text).map(|part| seen.count(part, &mut pieces)).sum()
+        lines::clean_parts(text)
+            .try_fold(0, |total, part| Some(total + seen.count(part, &mut pieces)).filter(|&n| n <= limit))
     })
 }
 
@@ -385,6 +393,18 @@ impl fmt::Display for Receipt {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_count_within_a_limit_stops_past_it() {
+        let text: String = (0..500).map(|i| format!("line {i}: {}\n", "ab ".repeat(i % 7))).collect();
+        for enc in [Encoding::Cl100k, Encoding::O200k] {
+            let n = count(enc, &text);
+            assert_eq!(count_within(enc, &text, n), Some(n));
+            assert_eq!(count_within(enc, &text, n - 1), None);
+            assert_eq!(count_within(enc, "a few words", 1), None);
+            assert_eq!(count_within(enc, "a few words", 3), Some(3));
+        }
+    }
 
     #[test]
     fn receipt_format_matches_spec() {

@@ -32,8 +32,9 @@
 //!    minified JSON — counts each with the real tokenizer and keeps the smallest. Above 32 KB
 //!    it picks the shape on a sample (every array cut to 16 items), when that
 //!    halves the document, and encodes only the winner in full; candidates
-//!    twice the bytes of the shortest are not counted. `TOKENSIEVE_DEBUG_ROUTER=1`
-//!    prints the candidates' counts.
+//!    twice the bytes of the shortest are not counted, and the others only
+//!    as far as they could still win (the shortest first).
+//!    `TOKENSIEVE_DEBUG_ROUTER=1` prints the candidates' counts.
 //! 6. `literal` is the value/path grammar every text shape shares (bare or
 //!    JSON-quoted scalars, inline containers, dotted paths); `decode` reads all
 //!    shapes with it (docs/FORMAT.md). `tests/roundtrip.rs` (proptest) and

@@ -163,23 +163,40 @@ fn smallest(cands: Vec<(Rendered, bool)>, enc: Encoding) -> (Rendered, bool) {
     smallest_counted(cands, enc).1
 }
 
-/// `smallest`, with its token count.
+/// `smallest`, with its token count: the first of the candidates with the
+/// fewest tokens. The shortest in bytes is counted first (usually the
+/// winner); each other one only as far as it could still win.
 fn smallest_counted(cands: Vec<(Rendered, bool)>, enc: Encoding) -> (usize, (Rendered, bool)) {
     let debug = std::env::var_os("TOKENSIEVE_DEBUG_ROUTER").is_some();
     let shortest = cands.iter().map(|(r, _)| r.text.len()).min().unwrap_or(0);
-    cands
+    let mut cands: Vec<(usize, (Rendered, bool))> = cands
         .into_iter()
         .filter(|(r, _)| r.text.len() <= shortest.saturating_mul(HOPELESS_BYTES).max(64))
-        .map(|(r, nested)| {
-            let n = auditor::count(enc, &r.text);
-            if debug {
-                let tag = if nested { " (nested tables)" } else { "" };
-                eprintln!("router: {}{tag} {n} tok ({} bytes)", r.shape, r.text.len());
-            }
-            (n, (r, nested))
-        })
-        .min_by_key(|(n, _)| *n)
-        .expect("at least one candidate")
+        .enumerate()
+        .collect();
+    cands.sort_by_key(|(_, (r, _))| r.text.len());
+    // (tokens, place in the candidates' order, candidate)
+    let mut best: Option<(usize, usize, (Rendered, bool))> = None;
+    for (place, (r, nested)) in cands {
+        // To win, fewer tokens than the best so far, or as many from an
+        // earlier place (ties go to the first candidate).
+        let limit = match &best {
+            None => Some(usize::MAX),
+            Some((n, at, _)) if place < *at => Some(*n),
+            Some((n, _, _)) => n.checked_sub(1),
+        };
+        let n = limit.and_then(|limit| auditor::count_within(enc, &r.text, limit));
+        if debug {
+            let tag = if nested { " (nested tables)" } else { "" };
+            let tokens = n.map_or_else(|| "more".to_owned(), |n| n.to_string());
+            eprintln!("router: {}{tag} {tokens} tok ({} bytes)", r.shape, r.text.len());
+        }
+        if let Some(n) = n {
+            best = Some((n, place, (r, nested)));
+        }
+    }
+    let (n, _, winner) = best.expect("at least one candidate");
+    (n, winner)
 }
 
 /// The full document in the shape that won on the sample.
@@ -219,6 +236,38 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    /// The first candidate with the fewest tokens, whatever order their
+    /// byte lengths put them in; the winner's count is exact.
+    #[test]
+    fn the_smallest_candidate_wins_ties_to_the_first() {
+        let enc = Encoding::Cl100k;
+        let cand = |text: String| (Rendered { text, shape: Shape::Json }, false);
+        let row = |i: usize| format!("row {i} of the table, id-{:08x}\n", i * 7919);
+        let long: String = (0..400).map(row).collect();
+        let n = auditor::count(enc, &long);
+        // As many tokens from more bytes (` this` and ` the` are one token each).
+        let wider = long.replace(" the ", " this ");
+        assert_eq!(auditor::count(enc, &wider), n);
+        let short = long.replace(" of the table", "");
+        let cases: [Vec<String>; 4] = [
+            vec![long.clone(), short.clone(), wider.clone()],
+            vec![wider.clone(), long.clone(), short.clone()],
+            vec![long.clone(), wider.clone()],
+            vec![wider.clone(), long.clone()],
+        ];
+        for texts in cases {
+            let naive = texts
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (auditor::count(enc, t), i))
+                .min_by_key(|(n, _)| *n)
+                .unwrap();
+            let (tokens, (winner, _)) = smallest_counted(texts.iter().cloned().map(cand).collect(), enc);
+            assert_eq!((tokens, winner.text.as_str()), (naive.0, texts[naive.1].as_str()));
+        }
+        assert!(auditor::count(enc, &short) < n);
+    }
 
     #[test]
     fn a_routed_sample_answers_for_the_same_tree_only() {
