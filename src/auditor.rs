@@ -38,8 +38,8 @@
 //!    a failed cut joins its chunks (and is checked again). Memory stays
 //!    ~2.5× the input, time linear (docs/performance.md, "Single-line inputs").
 //!    The memo is per thread; `count_bytes_shared` (the call's raw output,
-//!    counted on the handoff's side thread) leaves a copy that threads
-//!    starting later begin with (one already counting takes its pieces into
+//!    counted on the handoff's side thread) hands its memo over to threads
+//!    starting later, which begin with a copy of it (one already counting takes its pieces into
 //!    its empty slots), and `count_halves` counts a long text's
 //!    halves on two threads, cut where `Tally` cuts (the counts add up).
 //! 4. `lines`: past 4 KB a text is counted part by part, cut at the same
@@ -156,14 +156,12 @@ pub fn count_bytes(enc: Encoding, bytes: &[u8]) -> usize {
 /// `HALVES_FROM` bytes, or with no such point before three quarters of
 /// the text, `count` as it is (a thread costs tens of µs).
 pub fn count_halves(enc: Encoding, text: &str) -> usize {
-    let p = text.as_bytes();
-    let cut = (p.len() >= HALVES_FROM)
-        .then(|| (p.len() / 2..p.len() * 3 / 4).find(|&i| p[i - 1] == b'\n' && splits_cleanly(&p[i..])))
-        .flatten();
-    let Some(at) = cut else { return count(enc, text) };
+    let len = text.len();
+    let cut = (len >= HALVES_FROM).then(|| lines::next_clean_point(text, len / 2 - 1)).flatten();
+    let Some(at) = cut.filter(|&at| at < len * 3 / 4) else { return count(enc, text) };
     let (head, tail) = text.split_at(at);
-    let (tail, head) = crate::threads::beside(|| count(enc, tail), || count(enc, head));
-    head + tail.unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    let (tail, head) = crate::threads::both(|| count(enc, tail), || count(enc, head));
+    head + tail
 }
 
 /// See `count_halves`.
@@ -242,12 +240,18 @@ impl Tally {
     /// more, its last character boundary.
     fn split_point(&self, p: &[u8]) -> Option<usize> {
         let from = self.searched.saturating_sub(64).max(1);
-        let clean = (from..p.len()).rev().find(|&i| p[i - 1] == b'\n' && splits_cleanly(&p[i..]));
+        let clean = (from..p.len()).rev().find(|&i| is_clean_point(p, i));
         clean.or_else(|| {
             (p.len() >= 4 * self.batch)
                 .then(|| (1..p.len()).rev().find(|&i| p[i] & 0xC0 != 0x80).unwrap_or(p.len()))
         })
     }
+}
+
+/// Whether `p` may be cut before byte `i` (0 < i <= len) with the counts of
+/// the two sides adding up: just after a `\n`, where `splits_cleanly`.
+fn is_clean_point(p: &[u8], i: usize) -> bool {
+    p[i - 1] == b'\n' && splits_cleanly(&p[i..])
 }
 
 /// Whether `rest`, which follows a `\n`, starts the way `Tally` needs to
@@ -484,7 +488,7 @@ mod tests {
         for enc in [Encoding::Cl100k, Encoding::O200k] {
             for text in tally_texts().iter().filter(|t| t.len() < 8_000) {
                 let whole = count_bytes(enc, text);
-                for i in (1..text.len()).filter(|&i| text[i - 1] == b'\n' && splits_cleanly(&text[i..])) {
+                for i in (1..text.len()).filter(|&i| is_clean_point(text, i)) {
                     let sum = count_bytes(enc, &text[..i]) + count_bytes(enc, &text[i..]);
                     assert_eq!(sum, whole, "{enc:?} at {i}: {:?}", String::from_utf8_lossy(&text[i - 1..]));
                 }

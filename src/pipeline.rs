@@ -172,13 +172,11 @@ fn render_beside_gate(value: serde_json::Value, text: &str, words: &[String], ca
         // No sample: the gate cannot tell, the view is tried.
         return Gated::ForView(value.clone(), render_json(value, raw, call));
     };
-    let (gate, (full, routed)) = crate::threads::beside(
+    // A panic of the gate's comes back here, for the delivery's guard.
+    let (gate, (full, routed)) = crate::threads::both(
         || crate::focus::SampleGate::new(sample, words, call),
         || render_json_sampled(value, raw, call),
     );
-    // A panic of the gate's: as if it had happened here, for the
-    // delivery's guard.
-    let gate = gate.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
     let may_save = gate.may_save(&routed, call);
     call.let_go((gate, routed));
     if !may_save {

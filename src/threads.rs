@@ -1,4 +1,5 @@
-//! Two jobs at once, on two cores.
+//! Two jobs at once, on two cores: `beside` (the other thread's panic as
+//! its result) and `both` (the panic resumed).
 
 use std::sync::Mutex;
 use std::thread::Result;
@@ -26,6 +27,12 @@ pub fn beside<A: Send, B>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B) -
     (a.expect("the scope waited for the thread"), b)
 }
 
+/// `beside`, a panic of `a` resumed here as if `a` had run on this thread.
+pub fn both<A: Send, B>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B) -> (A, B) {
+    let (a, b) = beside(a, b);
+    (a.unwrap_or_else(|panic| std::panic::resume_unwind(panic)), b)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -43,5 +50,12 @@ mod tests {
         assert_eq!(b, 7);
         let panic = a.unwrap_err();
         assert_eq!(panic.downcast_ref::<&str>(), Some(&"boom"));
+    }
+
+    #[test]
+    fn both_resumes_the_threads_panic_here() {
+        let caught = std::panic::catch_unwind(|| both(|| -> usize { panic!("boom") }, || 7));
+        assert_eq!(caught.unwrap_err().downcast_ref::<&str>(), Some(&"boom"));
+        assert_eq!(both(|| 1, || 2), (1, 2));
     }
 }

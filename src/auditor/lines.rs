@@ -5,31 +5,37 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use super::hash::{fmix64, key_hash};
-use super::splits_cleanly;
+use super::is_clean_point;
 
-/// `text` cut at each clean point (just after a `\n` where `splits_cleanly`
-/// holds): the parts' counts add up to the whole's.
+/// The first clean point (see `is_clean_point`) just after a `\n` at byte
+/// `from` or later.
+pub fn next_clean_point(text: &str, mut from: usize) -> Option<usize> {
+    // A `\n` is never inside a character: the search may start at the next
+    // character's first byte.
+    while from < text.len() && !text.is_char_boundary(from) {
+        from += 1;
+    }
+    // `str::find` of one ASCII char is a word-at-a-time memchr.
+    while let Some(nl) = text.get(from..)?.find('\n') {
+        let at = from + nl + 1;
+        if is_clean_point(text.as_bytes(), at) {
+            return Some(at);
+        }
+        from = at;
+    }
+    None
+}
+
+/// `text` cut at each clean point: the parts' counts add up to the whole's.
 pub fn clean_parts(text: &str) -> impl Iterator<Item = &str> {
-    let bytes = text.as_bytes();
     let mut start = 0;
-    let mut from = 0;
     std::iter::from_fn(move || {
-        if start >= bytes.len() {
+        if start >= text.len() {
             return None;
         }
-        // `str::find` of one ASCII char is a word-at-a-time memchr.
-        while let Some(nl) = text[from..].find('\n') {
-            let at = from + nl + 1;
-            from = at;
-            if splits_cleanly(&bytes[at..]) {
-                let part = &text[start..at];
-                start = at;
-                return Some(part);
-            }
-        }
-        from = bytes.len();
-        let part = &text[start..];
-        start = bytes.len();
+        let end = next_clean_point(text, start).unwrap_or(text.len());
+        let part = &text[start..end];
+        start = end;
         Some(part)
     })
 }
@@ -104,6 +110,14 @@ mod tests {
         }
         let parts: Vec<&str> = clean_parts("{\n    \"a\": 1,\n    \"b\": 2\n}\n").collect();
         assert_eq!(parts, ["{\n", "    \"a\": 1,\n", "    \"b\": 2\n", "}\n"]);
+    }
+
+    #[test]
+    fn the_next_clean_point_may_be_asked_from_inside_a_character() {
+        let text = "ééé\nx\n\n  y\n";
+        assert_eq!(next_clean_point(text, 1), Some(7));
+        assert_eq!(next_clean_point(text, 7), Some(10));
+        assert_eq!(next_clean_point(text, 11), None);
     }
 
     #[test]

@@ -62,14 +62,17 @@ thread_local! {
 /// answers for its exact bytes.
 static SEED: std::sync::Mutex<Option<(usize, Box<[Memo]>)>> = std::sync::Mutex::new(None);
 
-/// Leaves a copy of this thread's memo for `v` (if it has one) for threads
-/// whose first count comes later (`SEED`).
+/// Hands this thread's memo for `v` (if it has one) over to threads whose
+/// first count comes later (`SEED`): the caller counts no more (a count
+/// after it starts from the shared copy, as any thread's would), so the
+/// memo is moved, not copied (128 KB on every call).
 pub fn share_memo(v: &Vocab) {
-    MEMO.with_borrow(|slot| {
-        if let Some(m) = slot.as_ref().filter(|m| std::ptr::eq(m.vocab, v))
+    MEMO.with_borrow_mut(|slot| {
+        if slot.as_ref().is_some_and(|m| std::ptr::eq(m.vocab, v))
             && let Ok(mut seed) = SEED.lock()
+            && let Some(m) = slot.take()
         {
-            *seed = Some((v as *const Vocab as usize, m.slots.clone()));
+            *seed = Some((v as *const Vocab as usize, m.slots));
             SEEDS.fetch_add(1, std::sync::atomic::Ordering::Release);
         }
     })
@@ -84,8 +87,12 @@ fn new_memo(v: &Vocab) -> ThreadMemo {
     let seeded = SEED.lock().ok().and_then(|seed| {
         seed.as_ref().filter(|(of, _)| *of == v as *const Vocab as usize).map(|(_, slots)| slots.clone())
     });
-    let empty = || vec![Memo { len: 0, count: 0, bytes: [0; MEMO_BYTES] }; MEMO_SLOTS].into_boxed_slice();
-    ThreadMemo { vocab: v, seeded: seeded.is_some(), slots: seeded.unwrap_or_else(empty) }
+    ThreadMemo { vocab: v, seeded: seeded.is_some(), slots: seeded.unwrap_or_else(empty_slots) }
+}
+
+/// A memo's slots, all empty.
+fn empty_slots() -> Box<[Memo]> {
+    vec![Memo { len: 0, count: 0, bytes: [0; MEMO_BYTES] }; MEMO_SLOTS].into_boxed_slice()
 }
 
 /// Fills the empty slots of a memo made before any was shared with the
@@ -500,7 +507,7 @@ mod tests {
             let m = &slots[(v.hash(piece) >> 32) as usize % MEMO_SLOTS];
             &m.bytes[..m.len as usize] == piece
         };
-        assert!(!holds(&vec![Memo { len: 0, count: 0, bytes: [0; MEMO_BYTES] }; MEMO_SLOTS]));
+        assert!(!holds(&empty_slots()));
         // Another test's delivery may share its own memo in between: a few
         // tries (without sharing, none holds the piece).
         let shared = (0..5).any(|_| {
@@ -534,11 +541,7 @@ mod tests {
             })
             .join()
             .unwrap();
-            let mut memo = ThreadMemo {
-                vocab: v,
-                slots: vec![Memo { len: 0, count: 0, bytes: [0; MEMO_BYTES] }; MEMO_SLOTS].into_boxed_slice(),
-                seeded: false,
-            };
+            let mut memo = ThreadMemo { vocab: v, slots: empty_slots(), seeded: false };
             let other = (slot_of(SHARED) + 1) % MEMO_SLOTS;
             memo.slots[other] = mine;
             adopt(&mut memo);

@@ -151,6 +151,11 @@ mod tests {
         assert!(!v.is_for(&words("echo aws ec2 describe-vpcs")));
     }
 
+    /// A view of `command` with no condition and no tests.
+    fn view(name: &str, command: &str, jq: &str) -> View {
+        View { name: name.into(), commands: vec![command.into()], when: None, jq: jq.into(), test: vec![] }
+    }
+
     #[test]
     fn the_builtin_views_are_read_for_their_tools_and_the_users_for_any() {
         let doc = json!({"Vpcs": [{"VpcId": "v1", "OwnerId": "1"}]});
@@ -161,25 +166,13 @@ mod tests {
         );
         assert_eq!(name(&[], ""), None);
         assert_eq!(name(&[], "mytool ec2 describe-vpcs"), None);
-        let mine = View {
-            name: "mine".into(),
-            commands: vec!["mytool".into()],
-            when: None,
-            jq: "records(.Vpcs; .VpcId)".into(),
-            test: vec![],
-        };
+        let mine = view("mine", "mytool", "records(.Vpcs; .VpcId)");
         assert_eq!(name(std::slice::from_ref(&mine), "mytool ec2").as_deref(), Some("mine"));
     }
 
     #[test]
     fn keep_and_records_leave_fields_out_in_place() {
-        let v = View {
-            name: "t".into(),
-            commands: vec!["t".into()],
-            when: None,
-            jq: "records(.Vpcs; .VpcId, .Cidr[]?.Block)".into(),
-            test: vec![],
-        };
+        let v = view("t", "t", "records(.Vpcs; .VpcId, .Cidr[]?.Block)");
         let doc = json!({"Vpcs": [{"VpcId": "v1", "Owner": "1", "Cidr": [{"Block": "b", "Id": "x"}]}], "Next": "n"});
         assert_eq!(
             v.apply(&doc).unwrap(),

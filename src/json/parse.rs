@@ -30,8 +30,8 @@ pub fn parse_text(text: &str) -> Option<Value> {
         return finish(values, &check(text.as_bytes()));
     }
     // `check` reads the text apart from the parser: on the other core.
-    let (checked, values) = crate::threads::beside(|| check(text.as_bytes()), read);
-    finish(values?, &checked.unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+    let (checked, values) = crate::threads::both(|| check(text.as_bytes()), read);
+    finish(values?, &checked)
 }
 
 /// From this size on `parse_text` runs `check` on a thread of its own

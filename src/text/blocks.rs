@@ -78,6 +78,12 @@ impl Shown {
             }
         }
     }
+
+    /// `b` as a rendering of `src` shows it: whole, or a repeat as
+    /// `(same trace as L12[, except:])` and its lines that differ.
+    pub fn show(&mut self, b: &Block, src: &Source) -> Vec<String> {
+        self.see(b, &src.cleaned).lines(|i| src.line_no(i), "(", ")")
+    }
 }
 
 impl Trace {
@@ -94,14 +100,6 @@ impl Trace {
                 out
             }
         }
-    }
-}
-
-impl Shown {
-    /// `b` as a rendering of `src` shows it: whole, or a repeat as
-    /// `(same trace as L12[, except:])` and its lines that differ.
-    pub fn show(&mut self, b: &Block, src: &Source) -> Vec<String> {
-        self.see(b, &src.cleaned).lines(|i| src.line_no(i), "(", ")")
     }
 }
 

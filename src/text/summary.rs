@@ -458,20 +458,27 @@ fn rare_tiers(
     most: usize,
     room: usize,
 ) -> Vec<usize> {
-    let mut templates: HashMap<String, usize> = HashMap::new();
-    for item in items {
-        if let Item::Run(r) = item {
-            *templates.entry(template(lines[r.first()])).or_insert(0) += r.members.len();
-        }
+    // each run's template, made once (a candidate is a run's first line)
+    let runs: Vec<(usize, String, usize)> = items
+        .iter()
+        .filter_map(|item| match item {
+            Item::Run(r) => Some((r.first(), template(lines[r.first()]), r.members.len())),
+            Item::Block(_) => None,
+        })
+        .collect();
+    let mut templates: HashMap<&str, usize> = HashMap::new();
+    for (_, t, n) in &runs {
+        *templates.entry(t.as_str()).or_insert(0) += n;
     }
-    let mut firsts: HashMap<String, usize> = HashMap::new();
+    let of_run: HashMap<usize, &str> = runs.iter().map(|(i, t, _)| (*i, t.as_str())).collect();
+    let mut firsts: HashMap<&str, usize> = HashMap::new();
     for &(i, _) in candidates {
-        firsts.entry(template(lines[i])).or_insert(i);
+        firsts.entry(of_run[&i]).or_insert(i);
     }
     // each template's first line, by how many times the template is seen
     let mut tiers: std::collections::BTreeMap<usize, Vec<usize>> = std::collections::BTreeMap::new();
     for (t, i) in firsts {
-        let times = templates[&t];
+        let times = templates[t];
         if (2..=most).contains(&times) {
             tiers.entry(times).or_default().push(i);
         }
